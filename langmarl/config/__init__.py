@@ -1,0 +1,23 @@
+"""Typed, validated configuration: run configs per environment and their loading."""
+
+from langmarl.config.base import BaseConfig
+from langmarl.config.envs import LanguageTaskConfig, OvercookedConfig, PistonballConfig
+from langmarl.config.loading import (
+    CONFIG_KINDS,
+    apply_overrides,
+    load_config,
+    parse_assignment,
+    read_mapping,
+)
+
+__all__ = [
+    "CONFIG_KINDS",
+    "BaseConfig",
+    "LanguageTaskConfig",
+    "OvercookedConfig",
+    "PistonballConfig",
+    "apply_overrides",
+    "load_config",
+    "parse_assignment",
+    "read_mapping",
+]

@@ -1,0 +1,112 @@
+"""`BaseConfig`: the fields every language-space training run shares."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from langmarl.core.validation import config_error
+from langmarl.llm.config import LLMConfig, coerce_llm
+
+Paradigm = Literal["central_global", "central_credit"]
+LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
+
+
+class BaseConfig(BaseModel):
+    """Shared configuration of a training run.
+
+    LLM fields accept an ``LLMConfig``, a preset name (``"gpt-4o-mini"``, ``"local"``), a path
+    to an LLM config file, or a dict (optionally with a ``preset`` key to start from).
+    When no LLM is configured at all, every role uses the embedded local model.
+    """
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    env_name: ClassVar[str] = "base"
+
+    env: str = "language"
+    """Registered environment this config is for; selects the config class on load."""
+    exp_name: str = "experiment"
+    """Experiment name (part of the run id)."""
+    paradigm: Paradigm = "central_credit"
+    """``central_credit``: the critic assigns credit per agent; ``central_global``: one shared
+    evaluation and gradient for the whole team."""
+    num_iterations: int = Field(default=5, ge=0)
+    """Number of training iterations."""
+    trajectories_per_iteration: int = Field(default=10, ge=1)
+    """Episodes collected per iteration."""
+    mini_batch_size: int | None = Field(default=None, ge=1)
+    """If set, subsample this many trajectories for gradient computation (``None``: all)."""
+    start_iteration: int = Field(default=0, ge=0)
+    """Iteration to start from."""
+    llm: LLMConfig | None = None
+    """Default LLM for every role; ``None`` with no role set means the embedded model."""
+    actor_llm: LLMConfig | None = None
+    """LLM for the actors; falls back to ``llm``."""
+    critic_llm: LLMConfig | None = None
+    """LLM for the critic; falls back to ``llm``."""
+    optimizer_llm: LLMConfig | None = None
+    """LLM for the optimizer; falls back to ``llm``."""
+    num_agents: int = Field(default=2, ge=1)
+    """Number of agents."""
+    experiment_dir: str = "./experiments"
+    """Directory where runs are stored."""
+    checkpoint_dir: str = "./ckpt_policy"
+    """Directory for policy checkpoints."""
+    max_workers: int = Field(default=5, ge=1)
+    """Maximum concurrent episodes during trajectory generation."""
+    log_level: LogLevel = "INFO"
+    """Logging level."""
+    seed: int | None = None
+    """Seed for task sampling and mini-batch selection (``None``: not reproducible)."""
+
+    @field_validator("llm", "actor_llm", "critic_llm", "optimizer_llm", mode="before")
+    @classmethod
+    def _coerce_llm(cls, value: Any) -> Any:
+        return coerce_llm(value)
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper(cls, value: Any) -> Any:
+        return value.upper() if isinstance(value, str) else value
+
+    def _fallback(self, role_llm: LLMConfig | None) -> LLMConfig:
+        return role_llm or self.llm or LLMConfig.from_preset("local")
+
+    def get_actor_llm(self) -> LLMConfig:
+        """The actors' LLM: ``actor_llm``, else ``llm``, else the embedded model."""
+        return self._fallback(self.actor_llm)
+
+    def get_critic_llm(self) -> LLMConfig:
+        """The critic's LLM: ``critic_llm``, else ``llm``, else the embedded model."""
+        return self._fallback(self.critic_llm)
+
+    def get_optimizer_llm(self) -> LLMConfig:
+        """The optimizer's LLM: ``optimizer_llm``, else ``llm``, else the embedded model."""
+        return self._fallback(self.optimizer_llm)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], source: str = "") -> BaseConfig:
+        """Validate ``data`` into this class; errors name field, value and fix."""
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            raise config_error(exc, cls, source) from None
+
+    @classmethod
+    def from_json(
+        cls, path: str | Path, overrides: dict[str, Any] | None = None
+    ) -> BaseConfig:
+        """Load a config from a JSON (or YAML) file, applying dotted-key ``overrides``."""
+        from langmarl.config.loading import apply_overrides, read_mapping
+
+        data = apply_overrides(read_mapping(Path(path)), overrides or {})
+        return cls.from_dict(data, source=str(path))
+
+    def to_json(self, path: str | Path) -> None:
+        """Write the config as JSON, atomically. API keys are never written."""
+        from langmarl.core.files import atomic_write_text
+
+        atomic_write_text(Path(path), self.model_dump_json(indent=2) + "\n")

@@ -1,0 +1,60 @@
+"""Per-environment configs: the reference fields and defaults, validated."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from langmarl.config.base import BaseConfig
+
+TaskType = Literal["qa", "math", "writing", "coding"]
+
+
+class LanguageTaskConfig(BaseConfig):
+    """Language tasks: N agents collaborate in sequence on qa, math, writing or coding."""
+
+    env: str = "language"
+    task_type: TaskType = "qa"
+    """Task type."""
+    benchmark_path: str | None = None
+    """Benchmark file or directory (GSM8K/MATH/HumanEval/HotpotQA/creative-writing JSONL);
+    ``None`` uses the small task set shipped with langmarl."""
+    data_limit: int | None = Field(default=None, ge=1)
+    """Load at most this many tasks (``None``: all)."""
+    use_verified_reward: bool = False
+    """Verify rewards with an LLM judge where the task allows it."""
+    episode_generation_workers: int = Field(default=8, ge=1)
+    """Concurrent episodes during trajectory generation."""
+    optimizer_workers: int = Field(default=1, ge=1)
+    """Concurrent gradient generations."""
+
+
+class OvercookedConfig(BaseConfig):
+    """Overcooked: two cooks, skill-level text actions, +20 per delivered soup."""
+
+    env: str = "overcooked"
+    layout: str = "cramped_room"
+    """Kitchen layout name."""
+    episode_horizon: int = Field(default=400, ge=1)
+    """Maximum timesteps per episode."""
+    p0_agent: str = "ProAgent"
+    """Agent 0 type."""
+    p1_agent: str = "ProAgent"
+    """Agent 1 type."""
+
+
+class PistonballConfig(BaseConfig):
+    """Pistonball (PettingZoo): N pistons push a ball to the left wall."""
+
+    env: str = "pistonball"
+    num_agents: int = Field(default=20, ge=1)
+    """Number of agents (one per piston; kept equal to ``num_pistons``)."""
+    num_pistons: int = Field(default=20, ge=1)
+    """Number of pistons."""
+    max_cycles: int = Field(default=125, ge=1)
+    """Maximum cycles per episode."""
+    frame_size: int = Field(default=84, ge=8)
+    """Observation frame size."""
+    action_mode: Literal["discrete", "continuous"] = "discrete"
+    """Piston action space."""

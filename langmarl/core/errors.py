@@ -1,0 +1,81 @@
+"""The langmarl exception hierarchy.
+
+Every error langmarl raises on purpose derives from :class:`LangmarlError`, so callers can
+catch the whole family. Messages name what failed, show the offending value and say what to
+do instead.
+"""
+
+from __future__ import annotations
+
+
+class LangmarlError(Exception):
+    """Base class of every error langmarl raises on purpose."""
+
+
+class ConfigError(LangmarlError, ValueError):
+    """A configuration is invalid: the message names the field, the value and the fix.
+
+    Derives from ``ValueError`` too, as the reference API documents ``ValueError`` for
+    unknown names and missing keys.
+    """
+
+
+class MissingDependencyError(LangmarlError, ImportError):
+    """An optional dependency is not installed; the message names the extra to install."""
+
+    def __init__(self, package: str, extra: str, purpose: str) -> None:
+        super().__init__(
+            f"{purpose} needs the '{package}' package, which is not installed. "
+            f"Install it with: pip install 'langmarl[{extra}]'"
+        )
+        self.package = package
+        self.extra = extra
+
+
+class LLMError(LangmarlError):
+    """An LLM call failed for good (after retries).
+
+    Attributes:
+        endpoint: Base URL of the endpoint, or ``"local"`` for the embedded model.
+        model: The model string that was requested.
+        cause: A short description of the last failure.
+    """
+
+    def __init__(self, endpoint: str, model: str, cause: str) -> None:
+        super().__init__(f"LLM call to {endpoint} (model {model!r}) failed: {cause}")
+        self.endpoint = endpoint
+        self.model = model
+        self.cause = cause
+
+
+class MissingAPIKeyError(LLMError, ValueError):
+    """No API key is configured for an endpoint that needs one."""
+
+    def __init__(self, endpoint: str, model: str, env_var: str, preset: str) -> None:
+        cause = (
+            f"no API key for {preset!r}: set the environment variable {env_var} "
+            f"(or api_key in the config), or use llm='local' for the embedded model"
+        )
+        super().__init__(endpoint, model, cause)
+        self.env_var = env_var
+
+
+class ContextLengthError(LLMError):
+    """A prompt does not fit the model's context window."""
+
+
+class ParseError(LangmarlError, ValueError):
+    """LLM output could not be parsed; ``text`` holds a shortened copy of it."""
+
+    def __init__(self, what: str, text: str, limit: int = 300) -> None:
+        short = text if len(text) <= limit else text[:limit] + f"… [{len(text) - limit} more chars]"
+        super().__init__(f"could not parse {what} from LLM output: {short!r}")
+        self.text = short
+
+
+class EnvError(LangmarlError):
+    """An environment was used against its contract (stepped before reset, bad index, …)."""
+
+
+class SandboxError(LangmarlError):
+    """Sandboxed code could not be run (not: the code failed; that is a result)."""

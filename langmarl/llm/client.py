@@ -1,0 +1,233 @@
+"""`LLMClient`: one client for the embedded model and any OpenAI-compatible endpoint."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any, TypeVar
+
+from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
+
+from langmarl.core.errors import ConfigError, LLMError
+from langmarl.llm.config import LLMConfig
+from langmarl.llm.retry import ENDPOINT_LIMITS, RetryWait, describe_failure, is_retryable
+from langmarl.llm.tracker import TokenTracker, UsageLedger
+from langmarl.llm.types import (
+    ChatBackend,
+    ChatRequest,
+    ChatResult,
+    Message,
+    has_images,
+    system_user_messages,
+)
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+def default_backend(config: LLMConfig) -> ChatBackend:
+    """The embedded model for ``provider="local"``, else the OpenAI-compatible backend."""
+    if config.provider == "local":
+        from langmarl.llm.local.backend import LocalBackend
+
+        return LocalBackend(config)
+    from langmarl.llm.remote import OpenAIBackend
+
+    return OpenAIBackend(config)
+
+
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` to completion from sync code, also when an event loop is running."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+class LLMClient:
+    """Chat with one model: retries, a per-attempt timeout, bounded concurrency per endpoint,
+    and token/cost accounting on every call.
+
+    Args:
+        llm_config: The model to call. ``LLMConfig.from_preset("local")`` is the embedded model.
+        role: Who is calling (``"actor"``, ``"critic"``, …), for the usage ledger.
+        ledger: Where calls are recorded by role (optional; the client's own ``tracker``
+            always counts).
+        backend: Override the transport (tests pass a scripted one).
+    """
+
+    def __init__(
+        self,
+        llm_config: LLMConfig,
+        *,
+        role: str = "default",
+        ledger: UsageLedger | None = None,
+        backend: ChatBackend | None = None,
+    ) -> None:
+        self.config = llm_config
+        self.role = role
+        self.ledger = ledger
+        self.backend = backend or default_backend(llm_config)
+        self.tracker = TokenTracker(
+            llm_config.name,
+            input_price=llm_config.input_price_per_million,
+            output_price=llm_config.output_price_per_million,
+        )
+        if llm_config.provider != "local" and backend is None:
+            llm_config.get_api_key()  # fail now, with the env var's name, not at first call
+
+    def with_role(self, role: str) -> LLMClient:
+        """A client for the same model and ledger, recording calls under ``role``."""
+        return LLMClient(self.config, role=role, ledger=self.ledger, backend=self.backend)
+
+    @property
+    def raw_client(self) -> Any:
+        """The underlying ``openai.OpenAI`` client (the engine, for the embedded model)."""
+        sync_client = getattr(self.backend, "sync_client", None)
+        return sync_client() if callable(sync_client) else self.backend
+
+    def _request(
+        self,
+        messages: list[Message],
+        max_tokens: int | None,
+        temperature: float | None,
+        top_p: float | None,
+        seed: int | None,
+        stop: list[str] | None,
+    ) -> ChatRequest:
+        if has_images(messages) and not self.config.is_multimodal:
+            raise ConfigError(
+                f"Model {self.config.name!r} is not multimodal (is_multimodal=False); "
+                "send text only, or configure a multimodal model."
+            )
+        c = self.config
+        return ChatRequest(
+            messages=messages,
+            max_tokens=max_tokens or c.max_tokens,
+            temperature=c.temperature if temperature is None else temperature,
+            top_p=c.top_p if top_p is None else top_p,
+            seed=c.seed if seed is None else seed,
+            stop=stop,
+            extra=dict(c.extra_params),
+        )
+
+    async def acomplete(
+        self,
+        messages: list[Message],
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        top_p: float | None = None,
+        seed: int | None = None,
+        stop: list[str] | None = None,
+    ) -> ChatResult:
+        """Multi-turn chat: send OpenAI-format ``messages``, get text and usage.
+
+        Raises:
+            LLMError: after the retries, naming endpoint, model and cause.
+        """
+        request = self._request(messages, max_tokens, temperature, top_p, seed, stop)
+        limit = ENDPOINT_LIMITS.get(self.backend.endpoint, self.config.max_concurrency)
+        try:
+            async with limit:
+                result = await self._with_retries(request)
+        except LLMError:
+            self._record(0, 0, ok=False)
+            raise
+        self._record(result.input_tokens, result.output_tokens)
+        return result
+
+    async def _with_retries(self, request: ChatRequest) -> ChatResult:
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.config.max_retries + 1),
+            wait=RetryWait(),
+            retry=retry_if_exception(is_retryable),
+            reraise=True,
+            before_sleep=self._log_retry,
+        )
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    return await self.backend.complete(request)
+        except LLMError:
+            raise
+        except Exception as exc:
+            raise LLMError(
+                self.backend.endpoint, self.config.model_string, describe_failure(exc)
+            ) from exc
+        raise AssertionError("unreachable: tenacity either returns or raises")
+
+    def _log_retry(self, state: Any) -> None:
+        exc = state.outcome.exception() if state.outcome else None
+        log.warning(
+            "LLM call to %s failed (attempt %d: %s); retrying",
+            self.backend.endpoint,
+            state.attempt_number,
+            describe_failure(exc) if exc else "?",
+        )
+
+    def _record(self, input_tokens: int, output_tokens: int, ok: bool = True) -> None:
+        if ok:
+            self.tracker.add_usage(input_tokens, output_tokens)
+        if self.ledger is not None:
+            cost = self.tracker.estimate_cost(input_tokens, output_tokens)
+            self.ledger.record(self.role, input_tokens, output_tokens, cost, ok=ok)
+
+    async def achat_with_usage(
+        self,
+        system_prompt: str,
+        user_input: str,
+        max_tokens: int | None = None,
+        images: list[str | Path | bytes] | None = None,
+    ) -> tuple[str, dict[str, int]]:
+        """Async ``chat_with_usage``."""
+        messages = system_user_messages(system_prompt, user_input, images)
+        result = await self.acomplete(messages, max_tokens=max_tokens)
+        return result.text, result.usage
+
+    async def achat(
+        self,
+        system_prompt: str,
+        user_input: str,
+        max_tokens: int | None = None,
+        images: list[str | Path | bytes] | None = None,
+    ) -> str:
+        """Async ``chat``."""
+        text, _ = await self.achat_with_usage(system_prompt, user_input, max_tokens, images)
+        return text
+
+    def chat_with_usage(
+        self,
+        system_prompt: str,
+        user_input: str,
+        max_tokens: int | None = None,
+        images: list[str | Path | bytes] | None = None,
+    ) -> tuple[str, dict[str, int]]:
+        """Chat and return ``(text, {"input": N, "output": N})``."""
+        return run_sync(self.achat_with_usage(system_prompt, user_input, max_tokens, images))
+
+    def chat(
+        self,
+        system_prompt: str,
+        user_input: str,
+        max_tokens: int | None = None,
+        images: list[str | Path | bytes] | None = None,
+    ) -> str:
+        """Send one system + user message and return the reply text.
+
+        Args:
+            system_prompt: System message ("" for none).
+            user_input: User message.
+            max_tokens: Reply length limit (default: the config's ``max_tokens``).
+            images: Image paths, URLs or PNG bytes, for multimodal models.
+        """
+        return self.chat_with_usage(system_prompt, user_input, max_tokens, images)[0]
+
+    def complete(self, messages: list[Message], **kwargs: Any) -> ChatResult:
+        """Sync ``acomplete``."""
+        return run_sync(self.acomplete(messages, **kwargs))
