@@ -145,7 +145,7 @@ class LLMClient:
     async def _with_retries(self, request: ChatRequest) -> ChatResult:
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self.config.max_retries + 1),
-            wait=RetryWait(),
+            wait=RetryWait(initial=self.config.retry_initial_wait),
             retry=retry_if_exception(is_retryable),
             reraise=True,
             before_sleep=self._log_retry,

@@ -55,6 +55,9 @@ class LLMConfig(BaseModel):
     """Seconds one HTTP attempt may take before it is abandoned and retried."""
     max_retries: int = Field(default=4, ge=0, le=20)
     """Retries after the first attempt on 429, 5xx, timeouts and connection errors."""
+    retry_initial_wait: float = Field(default=0.5, ge=0.0, le=60.0)
+    """Seconds before the first retry; doubles per retry (plus jitter), at most 20 s, and
+    never less than a server's ``Retry-After``."""
     max_concurrency: int = Field(default=8, ge=1)
     """Most requests in flight at once to this endpoint (shared by all clients of it)."""
     extra_params: dict[str, Any] = Field(default_factory=dict)

