@@ -45,7 +45,7 @@ def install_fingerprint() -> str:
 
 
 def setup() -> None:
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11):  # noqa: UP036 - this script may run on an old Python
         sys.exit(f"langmarl needs Python >= 3.11; this is {sys.version.split()[0]}")
     if not PY.exists():
         venv.EnvBuilder(with_pip=True).create(VENV)

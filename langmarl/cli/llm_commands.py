@@ -28,7 +28,9 @@ def models() -> None:
         table.add_row(
             name,
             str(fields["model_string"]),
-            "embedded" if fields.get("provider") == "local" else str(fields.get("base_url", "OpenAI")),
+            "embedded"
+            if fields.get("provider") == "local"
+            else str(fields.get("base_url", "OpenAI")),
             f"{fields.get('input_price_per_million', 0):g}",
             f"{fields.get('output_price_per_million', 0):g}",
             preset.description,
@@ -86,6 +88,4 @@ def serve(
         backend = LocalBackend(preset_config("local"))
         backend.engine.start()
     console.print(f"Serving {model} at http://{host}:{port}/v1 (Ctrl-C stops)")
-    import uvicorn
-
-    uvicorn.run(serving.create_app(api_key, backend), host=host, port=port, log_level="warning")
+    serving.serve(host, port, api_key, backend)

@@ -96,9 +96,7 @@ class BaseConfig(BaseModel):
             raise config_error(exc, cls, source) from None
 
     @classmethod
-    def from_json(
-        cls, path: str | Path, overrides: dict[str, Any] | None = None
-    ) -> BaseConfig:
+    def from_json(cls, path: str | Path, overrides: dict[str, Any] | None = None) -> BaseConfig:
         """Load a config from a JSON (or YAML) file, applying dotted-key ``overrides``."""
         from langmarl.config.loading import apply_overrides, read_mapping
 

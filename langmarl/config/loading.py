@@ -9,8 +9,8 @@ from typing import Any
 import yaml
 
 from langmarl.config.base import BaseConfig
-from langmarl.core.validation import did_you_mean
 from langmarl.core.errors import ConfigError
+from langmarl.core.validation import did_you_mean
 
 
 class ConfigKinds:

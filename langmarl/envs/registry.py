@@ -41,7 +41,7 @@ class EnvSpec:
             return self.entry_point
         module_name, _, attr = self.entry_point.partition(":")
         try:
-            return getattr(importlib.import_module(module_name), attr)  # type: ignore[no-any-return]
+            return getattr(importlib.import_module(module_name), attr)
         except (ImportError, AttributeError) as exc:
             raise ConfigError(
                 f"Environment {self.name!r} cannot be loaded from {self.entry_point!r}: {exc}"

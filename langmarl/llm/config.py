@@ -7,8 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
-from langmarl.core.validation import config_error
 from langmarl.core.errors import ConfigError, MissingAPIKeyError
+from langmarl.core.validation import config_error
 
 LOCAL_ENDPOINT = "local"
 

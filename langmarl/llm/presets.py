@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from langmarl.core.validation import did_you_mean
 from langmarl.core.errors import ConfigError
+from langmarl.core.validation import did_you_mean
 from langmarl.llm.config import LLMConfig
 
 LOCAL_MODEL = "SmolLM2-135M-Instruct"
@@ -167,4 +167,3 @@ def get_llm_config(name_or_path: str) -> LLMConfig:
 def list_available_models() -> dict[str, str]:
     """All predefined models, mapped to a one-line description."""
     return {name: preset.description for name, preset in PRESETS.items()}
-

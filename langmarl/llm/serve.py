@@ -16,6 +16,9 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, StreamingResponse
+
 from langmarl.core.errors import ConfigError
 from langmarl.llm.local.backend import LocalBackend
 from langmarl.llm.local.weights import MODEL_NAME
@@ -49,9 +52,7 @@ def check_bind(host: str, api_key: str | None) -> None:
         )
 
 
-def _error(status: int, message: str, kind: str = "invalid_request_error") -> Any:
-    from fastapi.responses import JSONResponse
-
+def _error(status: int, message: str, kind: str = "invalid_request_error") -> JSONResponse:
     return JSONResponse(status_code=status, content={"error": {"message": message, "type": kind}})
 
 
@@ -69,7 +70,8 @@ def parse_chat_body(body: Any) -> ChatRequest:
     for message in messages:
         if not isinstance(message, dict) or "role" not in message:
             raise ValueError("each message needs a 'role' and 'content'")
-    max_tokens = body.get("max_completion_tokens") or body.get("max_tokens") or 256
+    max_tokens = body.get("max_completion_tokens", body.get("max_tokens"))
+    max_tokens = 256 if max_tokens is None else max_tokens
     if not isinstance(max_tokens, int) or not 0 < max_tokens <= MAX_TOKENS_CAP:
         raise ValueError(f"'max_tokens' must be an integer in 1..{MAX_TOKENS_CAP}")
     stop = body.get("stop")
@@ -111,7 +113,9 @@ def _chunk(request_id: str, delta: dict[str, str], finish: str | None) -> str:
     return f"data: {json.dumps(payload)}\n\n"
 
 
-async def _stream(backend: LocalBackend, request: ChatRequest, request_id: str) -> AsyncIterator[str]:
+async def _stream(
+    backend: LocalBackend, request: ChatRequest, request_id: str
+) -> AsyncIterator[str]:
     loop = asyncio.get_running_loop()
     pieces: asyncio.Queue[str] = asyncio.Queue()
 
@@ -132,16 +136,13 @@ async def _stream(backend: LocalBackend, request: ChatRequest, request_id: str) 
     yield "data: [DONE]\n\n"
 
 
-def create_app(api_key: str | None = None, backend: LocalBackend | None = None) -> Any:
+def create_app(api_key: str | None = None, backend: LocalBackend | None = None) -> FastAPI:
     """The FastAPI app serving the embedded model.
 
     Args:
         api_key: If set, every request must send ``Authorization: Bearer <api_key>``.
         backend: The backend to serve (default: the shared embedded engine).
     """
-    from fastapi import FastAPI, Request
-    from fastapi.responses import StreamingResponse
-
     app = FastAPI(title="langmarl embedded model", version="1")
     local = backend or LocalBackend(preset_config("local"))
 
@@ -181,11 +182,16 @@ def create_app(api_key: str | None = None, backend: LocalBackend | None = None) 
     return app
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000, api_key: str | None = None) -> None:
-    """Load the embedded model and serve it until interrupted."""
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    api_key: str | None = None,
+    backend: LocalBackend | None = None,
+) -> None:
+    """Serve the embedded model until interrupted (loopback only unless ``api_key`` is set)."""
     import uvicorn
 
     check_bind(host, api_key)
-    backend = LocalBackend(preset_config("local"))
-    backend.engine.start()
-    uvicorn.run(create_app(api_key, backend), host=host, port=port, log_level="warning")
+    local = backend or LocalBackend(preset_config("local"))
+    local.engine.start()
+    uvicorn.run(create_app(api_key, local), host=host, port=port, log_level="warning")

@@ -93,7 +93,9 @@ class OpenAIStub:
             def log_message(self, format: str, *args: Any) -> None:  # silence the access log
                 pass
 
-            def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+            def _send(
+                self, status: int, body: bytes, headers: dict[str, str] | None = None
+            ) -> None:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))

@@ -99,9 +99,7 @@ async def test_concurrency_is_bounded_per_endpoint() -> None:
 
     backend = Counting(["r"])
     backend.endpoint = "counting-endpoint"
-    clients = [
-        LLMClient(fast_config(max_concurrency=3), backend=backend) for _ in range(2)
-    ]
+    clients = [LLMClient(fast_config(max_concurrency=3), backend=backend) for _ in range(2)]
     await asyncio.gather(*[clients[i % 2].achat("", f"q{i}") for i in range(12)])
     assert peak == 3
 
