@@ -1,0 +1,138 @@
+"""Typed records that cross module boundaries: what training, judging and the loop write.
+
+Every record is a pydantic model stored as JSON in an iteration or session directory (see
+:mod:`langmarl.p2p.records`), so the API and the dashboard can read runs without this code.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+IterationStatus = Literal["pending", "running", "completed", "error", "cancelled"]
+SessionStatus = Literal[
+    "pending", "running", "passed", "max_iterations", "invalid_code", "error", "cancelled"
+]
+RewardOrigin = Literal["user", "author", "revision", "fallback", "previous"]
+
+
+class RewardSpec(BaseModel):
+    """What a reward claims to compute."""
+
+    latex: str = ""
+    terms: dict[str, str] = Field(default_factory=dict)
+    description: str = ""
+    origin: RewardOrigin = "user"
+    """Who wrote it: the user, the LLM author, a revision, the documented fallback template,
+    or the previous iteration's reward kept because a revision failed validation."""
+
+
+class EvalCheckpoint(BaseModel):
+    """One evaluation checkpoint: returns over ``eval_episodes`` deterministic episodes."""
+
+    step: int
+    mean_return: float
+    p10_return: float
+    median_return: float
+    p90_return: float
+    mean_env_return: float
+    """Return under the env's own reward, for comparison."""
+    mean_length: float
+    term_means: dict[str, float] = Field(default_factory=dict)
+    """Per-step mean of each reward term over the evaluation episodes."""
+    videos: dict[str, str] = Field(default_factory=dict)
+    """Percentile label (p10/median/p90) -> video file name in ``videos/``."""
+    trajectory: str | None = None
+    """File name of the saved trajectories (npz) of this checkpoint."""
+
+
+class TrainSummary(BaseModel):
+    """The outcome of one training run."""
+
+    env_id: str
+    seed: int
+    total_timesteps: int
+    steps_done: int
+    training_time_s: float
+    steps_per_second: float
+    final_episodic_return: float
+    """Mean evaluation return (custom reward) at the last checkpoint."""
+    final_env_return: float
+    """Mean evaluation return under the env's own reward at the last checkpoint."""
+    term_means: dict[str, float] = Field(default_factory=dict)
+    checkpoints: list[EvalCheckpoint] = Field(default_factory=list)
+
+
+class JudgeScore(BaseModel):
+    """One judge's verdict."""
+
+    judge: str
+    """"code", "vlm", or "fallback"."""
+    score: float | None = None
+    """Intent score in [0, 1]; None when this judge could not produce one."""
+    reason: str = ""
+
+
+class JudgmentResult(BaseModel):
+    """The synthesised verdict on one iteration."""
+
+    intent_score: float = Field(0.0, ge=0, le=1)
+    passed: bool = False
+    diagnosis: str = ""
+    failure_tags: list[str] = Field(default_factory=list)
+    judges: list[JudgeScore] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    """Guardrail findings (a dominating term, a plateau)."""
+
+
+class ReviseResult(BaseModel):
+    """What the reviser proposed and what was applied."""
+
+    reward_code: str | None = None
+    """The revised reward source, or None when the reviser gave no usable code."""
+    hp_changes: dict[str, float] = Field(default_factory=dict)
+    """Hyperparameter changes applied (after whitelisting and clamping)."""
+    rejected: dict[str, str] = Field(default_factory=dict)
+    """Proposed changes that were dropped, with why."""
+    notes: str = ""
+
+
+class IterationAggregation(BaseModel):
+    """Training results of one iteration over configs x seeds."""
+
+    runs: dict[str, TrainSummary] = Field(default_factory=dict)
+    """Run id -> summary, for runs that finished."""
+    errors: dict[str, str] = Field(default_factory=dict)
+    """Run id -> error, for runs that failed."""
+    mean_return: float = 0.0
+    best_run: str | None = None
+    """The run whose return is the median (used for judging and videos)."""
+
+
+class IterationResult(BaseModel):
+    """One loop iteration as the session history records it."""
+
+    iteration: int
+    iteration_id: str
+    reward_origin: RewardOrigin
+    validation_errors: list[str] = Field(default_factory=list)
+    intent_score: float | None = None
+    mean_return: float | None = None
+    hp_changes: dict[str, float] = Field(default_factory=dict)
+    error: str | None = None
+
+
+class LoopResult(BaseModel):
+    """A whole session: its status and where the best iteration is."""
+
+    session_id: str
+    prompt: str
+    env_id: str
+    status: SessionStatus
+    error: str | None = None
+    best_iteration: int | None = None
+    best_score: float | None = None
+    iterations: list[IterationResult] = Field(default_factory=list)
+    criteria: str = ""
+    """The elaborated behaviour criteria the judges scored against."""

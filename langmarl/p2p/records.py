@@ -1,0 +1,256 @@
+"""Typed accessors for the on-disk contract of iterations and sessions.
+
+Layout::
+
+    runs/<session_id>/                status.json  loop_history.json  metadata.json  analysis.json
+        iter_1/                       config.json  reward_fn.py  reward_spec.json  summary.json
+                                      status.json  prompt.txt  judgment.json  reward_fn_revised.py
+            metrics/scalars.jsonl     one JSON line per training rollout / evaluation checkpoint
+            videos/*.mp4              p10 / median / p90 evaluation episodes per checkpoint
+            trajectory_<step>.npz     saved evaluation trajectories
+            runs/<run_id>/            one executor run per config x seed (multi-run iterations)
+
+Every file is plain JSON/JSONL/text/npz and written atomically.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from langmarl.core.files import atomic_write_json, atomic_write_text, read_jsonl
+from langmarl.p2p.contracts import (
+    IterationStatus,
+    JudgmentResult,
+    RewardSpec,
+    SessionStatus,
+    TrainSummary,
+)
+from langmarl.p2p.train_config import TrainConfig
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _read_json(path: Path) -> Any:
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError:
+        return None
+
+
+def _read_model(path: Path, model: type[M]) -> M | None:
+    data = _read_json(path)
+    return None if data is None else model.model_validate(data)
+
+
+def _status_payload(status: str, error: str | None) -> dict[str, Any]:
+    return {"status": status, "error": error, "updated_at": time.time()}
+
+
+class IterationRecord:
+    """One iteration directory (``runs/<session>/iter_N/``) or one executor run directory."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.iteration_id = self.path.name
+        self.config_path = self.path / "config.json"
+        self.reward_fn_path = self.path / "reward_fn.py"
+        self.reward_spec_path = self.path / "reward_spec.json"
+        self.summary_path = self.path / "summary.json"
+        self.scalars_path = self.path / "metrics" / "scalars.jsonl"
+        self.prompt_path = self.path / "prompt.txt"
+        self.videos_dir = self.path / "videos"
+        self.status_path = self.path / "status.json"
+        self.judgment_path = self.path / "judgment.json"
+        self.revised_reward_path = self.path / "reward_fn_revised.py"
+        self.aggregation_path = self.path / "aggregation.json"
+        self.runs_dir = self.path / "runs"
+
+    def __repr__(self) -> str:
+        return f"IterationRecord({str(self.path)!r})"
+
+    @property
+    def trajectory_path(self) -> Path | None:
+        """The latest ``trajectory_<step>.npz`` (None if there is none)."""
+        found = sorted(self.path.glob("trajectory_*.npz"), key=lambda p: _step_of(p.stem))
+        return found[-1] if found else None
+
+    def read_config(self) -> dict[str, Any] | None:
+        return _read_json(self.config_path)
+
+    def save_config(self, config: TrainConfig) -> None:
+        atomic_write_json(self.config_path, config.model_dump())
+
+    def read_reward_source(self) -> str:
+        return (
+            self.reward_fn_path.read_text(encoding="utf-8") if self.reward_fn_path.is_file() else ""
+        )
+
+    def save_reward_source(self, source: str) -> None:
+        atomic_write_text(self.reward_fn_path, source)
+
+    def read_reward_spec(self) -> RewardSpec:
+        return _read_model(self.reward_spec_path, RewardSpec) or RewardSpec()
+
+    def save_reward_spec(self, spec: RewardSpec) -> None:
+        atomic_write_json(self.reward_spec_path, spec.model_dump())
+
+    def read_summary(self) -> TrainSummary | None:
+        return _read_model(self.summary_path, TrainSummary)
+
+    def save_summary(self, summary: TrainSummary) -> None:
+        atomic_write_json(self.summary_path, summary.model_dump())
+
+    def read_judgment(self) -> JudgmentResult | None:
+        return _read_model(self.judgment_path, JudgmentResult)
+
+    def save_judgment(self, judgment: JudgmentResult) -> None:
+        atomic_write_json(self.judgment_path, judgment.model_dump())
+
+    def save_revised_reward(self, code: str) -> None:
+        atomic_write_text(self.revised_reward_path, code)
+
+    def save_prompt(self, prompt: str) -> None:
+        atomic_write_text(self.prompt_path, prompt)
+
+    def set_status(self, status: IterationStatus, error: str | None = None) -> None:
+        atomic_write_json(self.status_path, _status_payload(status, error))
+
+    def read_status(self) -> dict[str, Any] | None:
+        return _read_json(self.status_path)
+
+    def derive_status(self) -> str:
+        """pending / running / completed / error / cancelled, or unknown for a foreign dir."""
+        status = self.read_status()
+        if status is not None:
+            return str(status.get("status", "unknown"))
+        if self.summary_path.is_file():
+            return "completed"
+        if self.scalars_path.is_file():
+            return "running"
+        return "pending" if self.config_path.is_file() else "unknown"
+
+    def compute_progress(self) -> float | None:
+        """Fraction of ``total_timesteps`` done, from the last scalars row (None if unknown)."""
+        config = self.read_config()
+        rows = read_jsonl(self.scalars_path)
+        if not config or not rows:
+            return None
+        total = max(int(config.get("total_timesteps", 0)), 1)
+        return min(1.0, max(int(r.get("step", 0)) for r in rows) / total)
+
+    def video_filenames(self) -> list[str]:
+        return (
+            sorted(p.name for p in self.videos_dir.glob("*.mp4"))
+            if self.videos_dir.is_dir()
+            else []
+        )
+
+    def parse_scalars(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """``(training rows, evaluation rows)`` of ``metrics/scalars.jsonl``."""
+        rows = read_jsonl(self.scalars_path)
+        return [r for r in rows if r.get("type") == "train"], [
+            r for r in rows if r.get("type") == "eval"
+        ]
+
+    def run_records(self) -> list[IterationRecord]:
+        """The per-run records of a multi-run iteration (empty for a single run)."""
+        if not self.runs_dir.is_dir():
+            return []
+        return [IterationRecord(p) for p in sorted(self.runs_dir.iterdir()) if p.is_dir()]
+
+    def validate(self) -> list[str]:
+        """Missing or invalid items of a completed iteration ([] when it is complete)."""
+        problems = []
+        for name in ("config_path", "reward_fn_path", "reward_spec_path", "summary_path"):
+            path: Path = getattr(self, name)
+            if not path.is_file():
+                problems.append(f"missing {path.name}")
+        for path, model in ((self.summary_path, TrainSummary), (self.reward_spec_path, RewardSpec)):
+            if path.is_file():
+                try:
+                    _read_model(path, model)
+                except ValueError as exc:
+                    problems.append(f"invalid {path.name}: {str(exc)[:120]}")
+        if not self.run_records():
+            if not self.scalars_path.is_file():
+                problems.append("missing metrics/scalars.jsonl")
+            elif not self.parse_scalars()[1]:
+                problems.append("metrics/scalars.jsonl has no evaluation rows")
+        return problems
+
+
+def _step_of(stem: str) -> int:
+    tail = stem.rsplit("_", 1)[-1]
+    return int(tail) if tail.isdigit() else -1
+
+
+class SessionRecord:
+    """One session directory (``runs/<session_id>/``)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.session_id = self.path.name
+        self.status_path = self.path / "status.json"
+        self.history_path = self.path / "loop_history.json"
+        self.metadata_path = self.path / "metadata.json"
+        self.analysis_path = self.path / "analysis.json"
+
+    def __repr__(self) -> str:
+        return f"SessionRecord({str(self.path)!r})"
+
+    def set_status(self, status: SessionStatus, error: str | None = None) -> None:
+        atomic_write_json(self.status_path, _status_payload(status, error))
+
+    def read_status(self) -> dict[str, Any] | None:
+        return _read_json(self.status_path)
+
+    def touch_heartbeat(self) -> None:
+        """Record that the loop is alive (``heartbeat_at`` in status.json)."""
+        status = self.read_status() or _status_payload("running", None)
+        status["heartbeat_at"] = time.time()
+        atomic_write_json(self.status_path, status)
+
+    def save_history(self, data: dict[str, Any]) -> None:
+        atomic_write_json(self.history_path, data)
+
+    def read_history(self) -> dict[str, Any] | None:
+        return _read_json(self.history_path)
+
+    def read_metadata(self) -> dict[str, Any]:
+        return _read_json(self.metadata_path) or {}
+
+    def save_metadata(self, data: dict[str, Any]) -> None:
+        atomic_write_json(self.metadata_path, data)
+
+    def update_metadata(self, **kwargs: Any) -> dict[str, Any]:
+        data = {**self.read_metadata(), **kwargs}
+        self.save_metadata(data)
+        return data
+
+    def save_analysis(self, data: dict[str, Any]) -> None:
+        atomic_write_json(self.analysis_path, data)
+
+    def read_analysis(self) -> dict[str, Any] | None:
+        return _read_json(self.analysis_path)
+
+    def iteration_records(self) -> list[IterationRecord]:
+        """The ``iter_N`` records in iteration order."""
+        dirs = [p for p in self.path.glob("iter_*") if p.is_dir()]
+        return [IterationRecord(p) for p in sorted(dirs, key=lambda p: _step_of(p.name))]
+
+    def get_iteration(self, iteration_id: str) -> IterationRecord | None:
+        path = self.path / iteration_id
+        return IterationRecord(path) if path.is_dir() else None
+
+    def new_iteration(self, number: int) -> IterationRecord:
+        """Create and return ``iter_<number>``."""
+        record = IterationRecord(self.path / f"iter_{number}")
+        record.path.mkdir(parents=True, exist_ok=True)
+        return record

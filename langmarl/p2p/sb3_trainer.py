@@ -1,0 +1,187 @@
+"""One PPO training run (stable-baselines3) with a custom reward, writing the run contract.
+
+Runs inside the executor process (:mod:`langmarl.p2p.executor`), never in the loop's process.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from langmarl.core.files import append_jsonl
+from langmarl.p2p.contracts import EvalCheckpoint, TrainSummary
+from langmarl.p2p.evaluation import Policy, evaluate_checkpoint
+from langmarl.p2p.records import IterationRecord
+from langmarl.p2p.reward import RewardFunction, load_reward_source
+from langmarl.p2p.train_config import TrainConfig
+from langmarl.p2p.wrapper import ENV_REWARD, make_env, merge_term_stats
+
+logger = logging.getLogger(__name__)
+
+
+def _env_factory(config: TrainConfig, reward_source: str | None, rank: int) -> Callable[[], Any]:
+    """A picklable factory: the reward is re-loaded from source inside each env process."""
+
+    def factory() -> Any:
+        from stable_baselines3.common.monitor import Monitor
+
+        reward = load_reward_source(reward_source) if reward_source is not None else None
+        env = make_env(config.env_id, reward, max_episode_steps=config.max_episode_steps)
+        env.reset(seed=config.seed + rank)
+        return Monitor(env)
+
+    return factory
+
+
+def build_vec_env(config: TrainConfig, reward_source: str | None) -> Any:
+    """DummyVecEnv (1 env) or SubprocVecEnv (several), wrapped in VecNormalize."""
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecNormalize
+
+    factories = [_env_factory(config, reward_source, i) for i in range(config.num_envs)]
+    venv = DummyVecEnv(factories) if config.num_envs == 1 else SubprocVecEnv(factories)
+    venv.seed(config.seed)
+    return VecNormalize(
+        venv, norm_obs=config.normalize_obs, norm_reward=config.normalize_reward, gamma=config.gamma
+    )
+
+
+def build_ppo(config: TrainConfig, venv: Any) -> Any:
+    """An SB3 PPO model for ``config``."""
+    from stable_baselines3 import PPO
+
+    return PPO(
+        "MlpPolicy",
+        venv,
+        learning_rate=config.learning_rate,
+        n_steps=config.num_steps,
+        batch_size=config.batch_size,
+        n_epochs=config.n_epochs,
+        gamma=config.gamma,
+        gae_lambda=config.gae_lambda,
+        clip_range=config.clip_range,
+        ent_coef=config.ent_coef,
+        vf_coef=config.vf_coef,
+        max_grad_norm=config.max_grad_norm,
+        policy_kwargs={"net_arch": list(config.net_arch)},
+        seed=config.seed,
+        device="cpu",
+        verbose=0,
+    )
+
+
+def make_policy(model: Any, venv: Any) -> Policy:
+    """Raw obs -> deterministic action, normalising with the current VecNormalize stats."""
+
+    def policy(obs: np.ndarray) -> np.ndarray:
+        action, _ = model.predict(venv.normalize_obs(obs), deterministic=True)
+        return np.asarray(action)
+
+    return policy
+
+
+def eval_steps(config: TrainConfig) -> list[int]:
+    """Steps at which intermediate checkpoints run (the final one runs after training)."""
+    total, n = config.total_timesteps, config.num_evals
+    return [total * k // n for k in range(1, n)]
+
+
+def train_row(model: Any, venv: Any, started: float) -> dict[str, Any]:
+    """One ``type=train`` scalars row: episode stats, per-term means, throughput."""
+    terms = merge_term_stats(venv.env_method("pop_term_stats"))
+    episodes = list(model.ep_info_buffer)
+    elapsed = time.perf_counter() - started
+    return {
+        "type": "train",
+        "step": int(model.num_timesteps),
+        "episodic_return": float(np.mean([e["r"] for e in episodes])) if episodes else None,
+        "episode_length": float(np.mean([e["l"] for e in episodes])) if episodes else None,
+        "env_reward_mean": terms.pop(ENV_REWARD, None),
+        "term_means": terms,
+        "steps_per_second": model.num_timesteps / elapsed if elapsed > 0 else None,
+        "time_s": elapsed,
+    }
+
+
+def _callback(
+    record: IterationRecord, config: TrainConfig, reward: RewardFunction, started: float
+) -> Any:
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class ContractCallback(BaseCallback):  # type: ignore[misc]
+        """Writes scalars per rollout and runs intermediate evaluation checkpoints."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.pending = eval_steps(config)
+            self.checkpoints: list[EvalCheckpoint] = []
+
+        def _on_step(self) -> bool:
+            if self.pending and self.num_timesteps >= self.pending[0]:
+                self.pending.pop(0)
+                self.checkpoints.append(checkpoint(record, config, reward, self.model, step=None))
+            return True
+
+        def _on_rollout_end(self) -> None:
+            append_jsonl(record.scalars_path, train_row(self.model, self.training_env, started))
+
+    return ContractCallback()
+
+
+def checkpoint(
+    record: IterationRecord,
+    config: TrainConfig,
+    reward: RewardFunction,
+    model: Any,
+    step: int | None,
+) -> EvalCheckpoint:
+    """Evaluate ``model`` now and append a ``type=eval`` scalars row."""
+    venv = model.get_env()
+    result = evaluate_checkpoint(
+        make_policy(model, venv), reward, config, step or int(model.num_timesteps), record.path
+    )
+    append_jsonl(record.scalars_path, {"type": "eval", **result.model_dump()})
+    return result
+
+
+def run_training(record: IterationRecord, reward_source: str, config: TrainConfig) -> TrainSummary:
+    """Train PPO on ``reward_source`` and write scalars, checkpoints, videos and summary.json.
+
+    Args:
+        record: The run directory to write into.
+        reward_source: Validated reward source code.
+        config: The run's hyperparameters.
+    """
+    import torch
+
+    torch.set_num_threads(config.torch_threads)
+    os.environ.setdefault("MUJOCO_GL", "egl")
+    reward = load_reward_source(reward_source)
+    started = time.perf_counter()
+    venv = build_vec_env(config, reward_source)
+    try:
+        model = build_ppo(config, venv)
+        callback = _callback(record, config, reward, started)
+        model.learn(total_timesteps=config.total_timesteps, callback=callback)
+        training_time = time.perf_counter() - started
+        final = checkpoint(record, config, reward, model, step=int(model.num_timesteps))
+    finally:
+        venv.close()
+    summary = TrainSummary(
+        env_id=config.env_id,
+        seed=config.seed,
+        total_timesteps=config.total_timesteps,
+        steps_done=int(model.num_timesteps),
+        training_time_s=training_time,
+        steps_per_second=model.num_timesteps / max(training_time, 1e-9),
+        final_episodic_return=final.mean_return,
+        final_env_return=final.mean_env_return,
+        term_means=final.term_means,
+        checkpoints=[*callback.checkpoints, final],
+    )
+    record.save_summary(summary)
+    return summary
