@@ -1,0 +1,209 @@
+"""The small abstract bases of language-space training.
+
+``BaseEnvironment``, ``BaseAgent``, ``BaseCritic``, ``BaseReward`` and ``BaseOptimizer`` are
+the reference API's abstractions. Each sync method has an async twin (``a``-prefixed) that
+the trainer calls: the default twin runs the sync method in a worker thread, so a subclass may
+implement either side. Subclasses that call LLMs should implement the async side and let the
+sync one wrap it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any
+
+from langmarl.core.records import AgentId, Evaluation, Policies, PolicyUpdate, Trajectory
+
+if TYPE_CHECKING:
+    from langmarl.llm.client import LLMClient
+
+DEFAULT_POLICY = (
+    "You are {agent_id}, one member of a team of agents. {role}\n"
+    "Read the task and your teammates' work carefully, do your part well, and be concise."
+)
+"""Starting policy of an agent whose environment does not provide one."""
+
+
+class BaseEnvironment(ABC):
+    """An environment in which a team of language agents acts.
+
+    Contract:
+        - ``agent_ids`` names the agents, in turn order. These names are used unchanged by
+          policies, checkpoints, critic prompts and credit parsing; nothing else invents ids.
+        - ``reset(task)`` starts an episode and returns each agent's first observation.
+        - ``step(agent_id, action)`` applies one agent's action and returns
+          ``(observation, reward, done, info)``.
+        - ``collect_trajectory(policies, task)`` runs a whole episode with the given policies
+          and returns a :class:`Trajectory` whose ``reward`` is the episode reward. It may be
+          ``async def`` (preferred for LLM-driven envs) or a plain method; the trainer calls
+          :meth:`acollect_trajectory`, which handles both.
+        - Actors call ``self.llm`` (an :class:`LLMClient`), which the trainer sets with
+          :meth:`set_llm` so actor usage is attributed to the ``actor`` role.
+        - Environments must be safe to run several episodes of concurrently
+          (``collect_trajectory`` keeps per-episode state local).
+    """
+
+    name: str = "base"
+    """Registered name (for run metadata)."""
+
+    def __init__(self) -> None:
+        self.llm: LLMClient | None = None
+
+    @property
+    @abstractmethod
+    def agent_ids(self) -> list[AgentId]:
+        """The agents' ids, in turn order."""
+
+    def agent_roles(self) -> dict[AgentId, str]:
+        """Agent id → one sentence describing its role (shown to the critic)."""
+        return {agent_id: "" for agent_id in self.agent_ids}
+
+    def describe(self) -> str:
+        """What the team is doing and how it is scored: the critic's context."""
+        return ""
+
+    def default_policies(self) -> Policies:
+        """The policies training starts from, keyed by ``agent_ids``."""
+        roles = self.agent_roles()
+        return {
+            agent_id: DEFAULT_POLICY.format(agent_id=agent_id, role=roles.get(agent_id, ""))
+            for agent_id in self.agent_ids
+        }
+
+    def sample_tasks(
+        self, n: int, *, split: str = "train", rng: random.Random | None = None
+    ) -> list[dict[str, Any]]:
+        """``n`` tasks for one iteration. Environments without a task set return empty
+        tasks (each episode starts from ``reset({})``); override for datasets."""
+        return [{} for _ in range(n)]
+
+    def set_llm(self, client: LLMClient) -> None:
+        """Set the client the actors use."""
+        self.llm = client
+
+    @abstractmethod
+    def reset(self, task: dict[str, Any]) -> dict[AgentId, str]:
+        """Start an episode on ``task``; return each agent's first observation."""
+
+    @abstractmethod
+    def step(self, agent_id: AgentId, action: str) -> tuple[str, float, bool, dict[str, Any]]:
+        """Apply ``agent_id``'s ``action``; return ``(observation, reward, done, info)``."""
+
+    @abstractmethod
+    def collect_trajectory(
+        self, policies: Policies, task: dict[str, Any]
+    ) -> Trajectory | Awaitable[Trajectory]:
+        """Run one episode with ``policies`` (keyed by ``agent_ids``) on ``task``."""
+
+    async def acollect_trajectory(self, policies: Policies, task: dict[str, Any]) -> Trajectory:
+        """Run :meth:`collect_trajectory`, awaiting it if async, else in a worker thread."""
+        if inspect.iscoroutinefunction(self.collect_trajectory):
+            return await self.collect_trajectory(policies, task)
+        result = await asyncio.to_thread(self.collect_trajectory, policies, task)
+        if inspect.isawaitable(result):
+            return await result
+        return result
+
+
+class BaseAgent(ABC):
+    """An agent whose behaviour is a language policy (its system prompt)."""
+
+    @abstractmethod
+    def act(self, observation: str, policy: str) -> str:
+        """Return the action text for ``observation`` under ``policy``."""
+
+    async def aact(self, observation: str, policy: str) -> str:
+        """Async :meth:`act` (default: in a worker thread)."""
+        return await asyncio.to_thread(self.act, observation, policy)
+
+
+class LLMAgent(BaseAgent):
+    """An agent that asks an LLM: the policy is the system prompt, the observation the user
+    message.
+
+    Args:
+        llm: The client to call (create it with ``role="actor"`` and the run's ledger).
+        max_tokens: Reply length limit (default: the client config's ``max_tokens``).
+    """
+
+    def __init__(self, llm: LLMClient, max_tokens: int | None = None) -> None:
+        self.llm = llm
+        self.max_tokens = max_tokens
+
+    def act(self, observation: str, policy: str) -> str:
+        return self.llm.chat(policy, observation, max_tokens=self.max_tokens)
+
+    async def aact(self, observation: str, policy: str) -> str:
+        return await self.llm.achat(policy, observation, max_tokens=self.max_tokens)
+
+
+class BaseCritic(ABC):
+    """Evaluates trajectories and assigns credit to agents."""
+
+    @abstractmethod
+    def evaluate(self, trajectory: Trajectory, policies: Policies) -> Evaluation:
+        """Evaluate ``trajectory``; ``per_agent`` maps each agent id to its feedback."""
+
+    async def aevaluate(
+        self, trajectory: Trajectory, policies: Policies, context: str = ""
+    ) -> Evaluation:
+        """Async :meth:`evaluate`; ``context`` is the environment's description."""
+        return await asyncio.to_thread(self.evaluate, trajectory, policies)
+
+
+class BaseReward(ABC):
+    """Computes a trajectory's reward (e.g. a verified reward replacing the env's)."""
+
+    @abstractmethod
+    def compute(self, trajectory: Trajectory) -> float:
+        """The reward of ``trajectory``."""
+
+    async def acompute(self, trajectory: Trajectory) -> float:
+        """Async :meth:`compute` (default: in a worker thread)."""
+        return await asyncio.to_thread(self.compute, trajectory)
+
+
+class BaseOptimizer(ABC):
+    """Turns evaluations into language gradients and gradients into new policies."""
+
+    @abstractmethod
+    def generate_gradient(self, policy: str, evaluation: str, context: str) -> str:
+        """An improvement instruction for one agent."""
+
+    @abstractmethod
+    def apply_gradient(self, policy: str, gradient: str) -> str:
+        """The policy with ``gradient`` applied."""
+
+    @abstractmethod
+    def aggregate_gradients(self, gradients: list[str]) -> str:
+        """One gradient summarizing ``gradients`` (from several episodes)."""
+
+    async def agenerate_gradient(
+        self, policy: str, evaluation: str, context: str, agent_name: str = "agent"
+    ) -> str:
+        """Async :meth:`generate_gradient` (default: in a worker thread)."""
+        return await asyncio.to_thread(self.generate_gradient, policy, evaluation, context)
+
+    async def agenerate_shared_gradient(self, evaluation: str, task_context: str) -> str:
+        """A gradient for the whole team (``central_global``); default: a per-agent
+        gradient for an empty policy."""
+        return await self.agenerate_gradient("", evaluation, task_context, "team")
+
+    async def aaggregate(self, gradients: list[str], agent_name: str = "agent") -> str:
+        """Aggregate gradients; default: :meth:`aggregate_gradients`."""
+        return self.aggregate_gradients(gradients)
+
+    async def aupdate_policy(
+        self, policy: str, gradient: str, agent_name: str = "agent"
+    ) -> PolicyUpdate:
+        """Update one policy; default: :meth:`apply_gradient` (method ``append``)."""
+        return PolicyUpdate(
+            agent_id=agent_name,
+            method="append",
+            new_policy=self.apply_gradient(policy, gradient),
+            aggregated_gradient=gradient,
+        )
