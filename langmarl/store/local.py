@@ -1,0 +1,230 @@
+"""`LocalStore`: runs as plain directories of JSON, JSONL and text, written atomically.
+
+Layout of one run (``<base_dir>/<run_id>/``)::
+
+    run.json                      run metadata: status, pid, agent ids, progress, best reward
+    config.json                   the config the run was started with (no API keys)
+    metrics.json                  one stats record per finished iteration (rebuilt from
+                                  the checkpoints, which are authoritative)
+    policies/iter_NNNN/           checkpoint N = the policies after N iterations
+        <agent>.txt               one policy per agent (file names in manifest.json)
+        manifest.json             written last: agent ids → files, stats of the iteration
+                                  that produced it, policy updates; marks the checkpoint done
+    trajectories/iter_NNNN/ep_NNNN.json   one Trajectory per episode
+    evaluations/iter_NNNN/ep_NNNN.json    the critic's Evaluation of that episode
+    gradients/iter_NNNN/ep_NNNN.json      agent id → Gradient for that episode
+    gradients/iter_NNNN/aggregated.json   agent id → aggregated gradient text
+    evals/<split>_iter_NNNN.json  held-out evaluations (``langmarl eval``)
+    logs/run.log                  human-readable log
+    logs/events.jsonl             structured events (iteration start/end, episodes, errors)
+
+Every file is written with a temp file + rename (JSONL lines are appended and fsynced), and
+every text passes the store's :class:`Redactor` first, so secrets never reach disk.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+from langmarl.core.errors import ConfigError
+from langmarl.core.files import append_jsonl, atomic_write_text, read_jsonl
+from langmarl.core.secrets import Redactor
+
+RunStatus = Literal["running", "completed", "failed", "stopped"]
+RUN_FILE = "run.json"
+
+
+def iter_dir(kind: str, iteration: int) -> str:
+    """``"<kind>/iter_NNNN"``."""
+    return f"{kind}/iter_{iteration:04d}"
+
+
+def episode_file(kind: str, iteration: int, episode_id: int) -> str:
+    """``"<kind>/iter_NNNN/ep_NNNN.json"``."""
+    return f"{iter_dir(kind, iteration)}/ep_{episode_id:04d}.json"
+
+
+def _process_start(pid: int) -> str | None:
+    """The start time of process ``pid`` (Linux ``/proc``), to tell a live run from a
+    recycled pid; ``None`` where unavailable."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat.rsplit(")", 1)[1].split()[19]
+
+
+def _alive(pid: int, started: str | None) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return started is None or _process_start(pid) == started
+
+
+class LocalStore:
+    """Filesystem-backed storage of training runs.
+
+    Args:
+        base_dir: Directory holding one sub-directory per run.
+        secrets: Values scrubbed from everything written (API keys); more can be added via
+            ``store.redact.add``.
+    """
+
+    def __init__(self, base_dir: str | Path, secrets: tuple[str, ...] | set[str] = ()) -> None:
+        self.base_dir = Path(base_dir)
+        self.redact = Redactor(secrets)
+
+    # -- primitives -------------------------------------------------------------------------
+    def run_dir(self, run_id: str) -> Path:
+        """The directory of run ``run_id``.
+
+        Raises:
+            ConfigError: if ``run_id`` would leave ``base_dir``.
+        """
+        if not run_id or "/" in run_id or run_id in {".", ".."}:
+            raise ConfigError(f"Invalid run id {run_id!r}: use letters, digits, '-', '_', '.'")
+        return self.base_dir / run_id
+
+    def path(self, run_id: str, relpath: str) -> Path:
+        """Absolute path of ``relpath`` inside the run."""
+        return self.run_dir(run_id) / relpath
+
+    def exists(self, run_id: str, relpath: str = RUN_FILE) -> bool:
+        return self.path(run_id, relpath).exists()
+
+    def write_text(self, run_id: str, relpath: str, text: str) -> None:
+        """Write ``text`` atomically, secrets scrubbed."""
+        atomic_write_text(self.path(run_id, relpath), self.redact(text))
+
+    def read_text(self, run_id: str, relpath: str, default: str | None = None) -> str | None:
+        path = self.path(run_id, relpath)
+        return path.read_text(encoding="utf-8") if path.exists() else default
+
+    def write_json(self, run_id: str, relpath: str, data: Any) -> None:
+        """Write ``data`` as JSON atomically, secrets scrubbed."""
+        text = json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
+        self.write_text(run_id, relpath, text)
+
+    def read_json(self, run_id: str, relpath: str, default: Any = None) -> Any:
+        """Read a JSON file; ``default`` if it does not exist."""
+        text = self.read_text(run_id, relpath)
+        return default if text is None else json.loads(text)
+
+    def append_event(self, run_id: str, relpath: str, record: dict[str, Any]) -> None:
+        """Append one JSON line (secrets scrubbed)."""
+        clean = json.loads(self.redact(json.dumps(record, ensure_ascii=False, default=str)))
+        append_jsonl(self.path(run_id, relpath), clean)
+
+    def read_events(self, run_id: str, relpath: str) -> list[Any]:
+        return read_jsonl(self.path(run_id, relpath))
+
+    def append_line(self, run_id: str, relpath: str, line: str) -> None:
+        """Append one text line (secrets scrubbed)."""
+        path = self.path(run_id, relpath)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(self.redact(line.rstrip("\n")) + "\n")
+
+    def list_files(self, run_id: str, reldir: str, pattern: str = "*") -> list[Path]:
+        """Files in ``reldir`` matching ``pattern``, sorted (temp files excluded)."""
+        folder = self.path(run_id, reldir)
+        if not folder.is_dir():
+            return []
+        return sorted(p for p in folder.glob(pattern) if not p.name.startswith("."))
+
+    # -- run metadata -----------------------------------------------------------------------
+    def start_run(self, run_id: str, **fields: Any) -> dict[str, Any]:
+        """Create or resume run ``run_id``: status ``running``, this process as owner."""
+        now = time.time()
+        info = self.read_json(run_id, RUN_FILE, default={}) or {}
+        info.setdefault("run_id", run_id)
+        info.setdefault("created_at", now)
+        info.update(fields)
+        pid = os.getpid()
+        info.update(status="running", pid=pid, pid_started=_process_start(pid), error=None)
+        info["updated_at"] = now
+        info["attempts"] = int(info.get("attempts", 0)) + 1
+        self.write_json(run_id, RUN_FILE, info)
+        return info
+
+    def update_run(self, run_id: str, **fields: Any) -> dict[str, Any]:
+        """Merge ``fields`` into ``run.json``."""
+        info = self.read_json(run_id, RUN_FILE, default={"run_id": run_id}) or {}
+        info.update(fields, updated_at=time.time())
+        self.write_json(run_id, RUN_FILE, info)
+        return info
+
+    def set_status(self, run_id: str, status: RunStatus, error: str | None = None) -> None:
+        """Record the run's status (``running``/``completed``/``failed``/``stopped``)."""
+        self.update_run(run_id, status=status, error=error)
+
+    def run_info(self, run_id: str) -> dict[str, Any]:
+        """``run.json`` with the status made true: a ``running`` run whose process is gone
+        (killed, crashed) reads as ``failed`` with ``error`` saying so.
+
+        Raises:
+            ConfigError: if there is no such run.
+        """
+        info = self.read_json(run_id, RUN_FILE)
+        if info is None:
+            raise ConfigError(f"No run {run_id!r} in {self.base_dir} (no {RUN_FILE}).")
+        pid = info.get("pid")
+        if (
+            info.get("status") == "running"
+            and pid
+            and not _alive(int(pid), info.get("pid_started"))
+        ):
+            info["status"] = "failed"
+            info["error"] = info.get("error") or (
+                f"process {pid} ended without finishing the run; "
+                "train again with the same run id to resume it"
+            )
+        return info
+
+    def list_runs(self) -> list[dict[str, Any]]:
+        """Every run's info (see :meth:`run_info`), newest first."""
+        if not self.base_dir.is_dir():
+            return []
+        runs = [self.run_info(path.parent.name) for path in self.base_dir.glob(f"*/{RUN_FILE}")]
+        return sorted(runs, key=lambda r: r.get("updated_at", 0), reverse=True)
+
+    # -- per-iteration records --------------------------------------------------------------
+    def save_evaluation(
+        self, run_id: str, iteration: int, episode_id: int, evaluation: dict[str, Any]
+    ) -> None:
+        self.write_json(run_id, episode_file("evaluations", iteration, episode_id), evaluation)
+
+    def load_evaluation(self, run_id: str, iteration: int, episode_id: int) -> Any:
+        return self.read_json(run_id, episode_file("evaluations", iteration, episode_id))
+
+    def save_gradients(
+        self, run_id: str, iteration: int, episode_id: int, gradients: dict[str, Any]
+    ) -> None:
+        self.write_json(run_id, episode_file("gradients", iteration, episode_id), gradients)
+
+    def load_gradients(self, run_id: str, iteration: int, episode_id: int) -> Any:
+        return self.read_json(run_id, episode_file("gradients", iteration, episode_id))
+
+    def save_aggregated(self, run_id: str, iteration: int, aggregated: dict[str, Any]) -> None:
+        self.write_json(run_id, f"{iter_dir('gradients', iteration)}/aggregated.json", aggregated)
+
+    def load_aggregated(self, run_id: str, iteration: int) -> Any:
+        return self.read_json(run_id, f"{iter_dir('gradients', iteration)}/aggregated.json")
+
+    def save_metrics(self, run_id: str, metrics: list[dict[str, Any]]) -> None:
+        self.write_json(run_id, "metrics.json", metrics)
+
+    def load_metrics(self, run_id: str) -> list[dict[str, Any]]:
+        """Stats of the finished iterations, in order."""
+        return list(self.read_json(run_id, "metrics.json", default=[]) or [])
+
+
+BaseStore = LocalStore
+"""The storage interface the trainer uses (the reference's ``BaseStore``)."""
