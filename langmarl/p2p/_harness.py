@@ -59,7 +59,14 @@ def check(env_id: str, steps: int) -> dict:
     missing = sorted(set(declared) - seen)
     if missing:
         return {"ok": False, "error": f"declared terms never returned: {missing}"}
-    return {"ok": True, "error": None, "terms": declared, "call_us": 1e6 * elapsed / steps}
+    return {
+        "ok": True,
+        "error": None,
+        "terms": declared,
+        "latex": str(reward.latex),
+        "description": str(reward.description),
+        "call_us": 1e6 * elapsed / steps,
+    }
 
 
 if __name__ == "__main__":

@@ -77,7 +77,7 @@ class JudgeScore(BaseModel):
 class JudgmentResult(BaseModel):
     """The synthesised verdict on one iteration."""
 
-    intent_score: float = Field(0.0, ge=0, le=1)
+    intent_score: float = Field(default=0.0, ge=0, le=1)
     passed: bool = False
     diagnosis: str = ""
     failure_tags: list[str] = Field(default_factory=list)

@@ -107,7 +107,7 @@ def write_video(path: Path, frames: list[np.ndarray], fps: int) -> None:
 
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.stem + ".tmp.mp4")
-    imageio.mimsave(tmp, frames, fps=fps, macro_block_size=1)
+    imageio.mimsave(tmp, frames, fps=fps, macro_block_size=1)  # type: ignore[arg-type]
     tmp.replace(path)
 
 

@@ -12,6 +12,7 @@ The loop never trains in its own process: :func:`train_runs` launches one execut
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import signal
@@ -128,10 +129,8 @@ def _launch(spec: RunSpec, reward_path: Path) -> subprocess.Popen[bytes]:
 
 
 def _kill(process: subprocess.Popen[bytes]) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
     process.wait()
 
 

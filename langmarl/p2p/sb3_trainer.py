@@ -112,7 +112,7 @@ def _callback(
 ) -> Any:
     from stable_baselines3.common.callbacks import BaseCallback
 
-    class ContractCallback(BaseCallback):  # type: ignore[misc]
+    class ContractCallback(BaseCallback):
         """Writes scalars per rollout and runs intermediate evaluation checkpoints."""
 
         def __init__(self) -> None:

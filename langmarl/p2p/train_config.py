@@ -22,29 +22,29 @@ class TrainConfig(BaseModel):
 
     env_id: str = "HalfCheetah-v5"
     """Gymnasium id of the MuJoCo environment."""
-    total_timesteps: int = Field(1_000_000, ge=1)
+    total_timesteps: int = Field(default=1_000_000, ge=1)
     """Environment steps to train for (summed over ``num_envs``)."""
-    learning_rate: float = Field(3e-4, gt=0)
+    learning_rate: float = Field(default=3e-4, gt=0)
     """Adam learning rate."""
-    gamma: float = Field(0.99, gt=0, le=1)
+    gamma: float = Field(default=0.99, gt=0, le=1)
     """Discount factor."""
-    gae_lambda: float = Field(0.95, ge=0, le=1)
+    gae_lambda: float = Field(default=0.95, ge=0, le=1)
     """GAE lambda."""
-    num_steps: int = Field(2048, ge=8)
+    num_steps: int = Field(default=2048, ge=8)
     """Rollout length per environment before each update (SB3 ``n_steps``)."""
-    num_envs: int = Field(1, ge=1)
+    num_envs: int = Field(default=1, ge=1)
     """Parallel environments (a SubprocVecEnv when > 1)."""
-    batch_size: int = Field(64, ge=2)
+    batch_size: int = Field(default=64, ge=2)
     """Minibatch size."""
-    n_epochs: int = Field(10, ge=1)
+    n_epochs: int = Field(default=10, ge=1)
     """Optimisation epochs per rollout."""
-    clip_range: float = Field(0.2, gt=0, le=1)
+    clip_range: float = Field(default=0.2, gt=0, le=1)
     """PPO clipping range."""
-    ent_coef: float = Field(0.0, ge=0)
+    ent_coef: float = Field(default=0.0, ge=0)
     """Entropy bonus coefficient."""
-    vf_coef: float = Field(0.5, ge=0)
+    vf_coef: float = Field(default=0.5, ge=0)
     """Value loss coefficient."""
-    max_grad_norm: float = Field(0.5, gt=0)
+    max_grad_norm: float = Field(default=0.5, gt=0)
     """Gradient clipping norm."""
     net_arch: list[int] = Field(default_factory=lambda: [64, 64])
     """Hidden layer sizes of the policy and value MLPs."""
@@ -54,19 +54,19 @@ class TrainConfig(BaseModel):
     """VecNormalize the rewards."""
     seed: int = 1
     """Seed of the policy, the environments and the evaluation episodes."""
-    num_evals: int = Field(5, ge=1)
+    num_evals: int = Field(default=5, ge=1)
     """Evaluation checkpoints spread evenly over training (the last one at the end)."""
-    eval_episodes: int = Field(5, ge=1)
+    eval_episodes: int = Field(default=5, ge=1)
     """Episodes per evaluation checkpoint (p10 / median / p90 are taken over them)."""
-    max_episode_steps: int | None = Field(None, ge=1)
+    max_episode_steps: int | None = Field(default=None, ge=1)
     """Cap on episode length (None: the env's own limit, 1000 for most MuJoCo envs)."""
     record_video: bool = True
     """Render the p10 / median / p90 evaluation episodes of every checkpoint to mp4."""
-    video_width: int = Field(320, ge=16)
+    video_width: int = Field(default=320, ge=16)
     """Video frame width in pixels."""
-    video_height: int = Field(240, ge=16)
+    video_height: int = Field(default=240, ge=16)
     """Video frame height in pixels."""
-    torch_threads: int = Field(1, ge=1)
+    torch_threads: int = Field(default=1, ge=1)
     """torch threads of the training process (1 is fastest for small MLPs)."""
 
     @model_validator(mode="after")

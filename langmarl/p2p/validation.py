@@ -38,6 +38,8 @@ class ValidationResult(BaseModel):
     """The stage that failed, or "ok"."""
     errors: list[str] = Field(default_factory=list)
     terms: dict[str, str] = Field(default_factory=dict)
+    latex: str = ""
+    description: str = ""
     call_us: float | None = None
     """Mean microseconds per reward call in the runtime check."""
 
@@ -94,6 +96,15 @@ def _import_problems(tree: ast.AST) -> list[str]:
     return problems
 
 
+def code_problems(source: str) -> list[str]:
+    """Syntax and import problems of any LLM-written snippet ([] when there are none)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as exc:
+        return [f"syntax error on line {exc.lineno}: {exc.msg}"]
+    return _import_problems(tree)
+
+
 def _defines_reward(tree: ast.Module) -> bool:
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name == "reward_fn":
@@ -146,7 +157,12 @@ def check_runtime(
     if not report.get("ok"):
         return _fail("runtime", str(report.get("error")))
     return ValidationResult(
-        ok=True, stage="ok", terms=report.get("terms", {}), call_us=report.get("call_us")
+        ok=True,
+        stage="ok",
+        terms=report.get("terms", {}),
+        latex=report.get("latex", ""),
+        description=report.get("description", ""),
+        call_us=report.get("call_us"),
     )
 
 

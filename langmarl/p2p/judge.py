@@ -1,0 +1,222 @@
+"""Judging a trained policy against the intent: code judge, VLM judge, summary judge, synthesis.
+
+* **code judge**: an LLM-written ``judge_fn(trajectory, summary)`` (written once per session),
+  run in the sandbox on the median evaluation episode;
+* **VLM judge**: frames of the median episode's video, when a multimodal model is configured;
+* **summary judge**: the LLM reads the episode's measurements (info means, term means).
+
+The synthesis averages the scores the judges produced; a judge that fails gives no score (and
+says why) rather than a made-up one.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from langmarl.core.errors import LLMError, ParseError
+from langmarl.llm.client import LLMClient
+from langmarl.p2p import prompts
+from langmarl.p2p.contracts import JudgeScore, JudgmentResult
+from langmarl.p2p.env_specs import EnvSpec
+from langmarl.p2p.parsing import extract_code, parse_score
+from langmarl.p2p.validation import code_problems
+from langmarl.sandbox import SandboxLimits, run_python
+
+logger = logging.getLogger(__name__)
+HARNESS = Path(__file__).with_name("_judge_harness.py")
+FAILURE_THRESHOLD = 0.3
+
+
+def load_trajectory(npz_path: Path, max_steps: int = 1000) -> dict[str, Any]:
+    """The median-return episode of a saved checkpoint, as JSON-ready lists."""
+    data = np.load(npz_path)
+    returns = data["returns"]
+    index = int(np.argmin(np.abs(returns - np.median(returns))))
+    prefix = f"ep{index}_"
+
+    def take(key: str) -> list[Any]:
+        return np.round(data[key][:max_steps], 5).tolist()
+
+    keys = [k for k in data.files if k.startswith(prefix)]
+    return {
+        "obs": take(prefix + "obs"),
+        "actions": take(prefix + "actions"),
+        "rewards": take(prefix + "rewards"),
+        "terms": {k[len(prefix) + 5 :]: take(k) for k in keys if k.startswith(prefix + "term_")},
+        "info": {k[len(prefix) + 5 :]: take(k) for k in keys if k.startswith(prefix + "info_")},
+    }
+
+
+def trajectory_summary(trajectory: dict[str, Any]) -> dict[str, Any]:
+    """Length, return, per-step means of info values and terms, and info first/last values."""
+    info = trajectory.get("info", {})
+    return {
+        "length": len(trajectory.get("rewards", [])),
+        "return": float(np.sum(trajectory.get("rewards", []))),
+        "info_means": {k: float(np.mean(v)) for k, v in info.items() if v},
+        "info_first_last": {k: [float(v[0]), float(v[-1])] for k, v in info.items() if v},
+        "term_means": {k: float(np.mean(v)) for k, v in trajectory.get("terms", {}).items() if v},
+    }
+
+
+def measurements_text(summary: dict[str, Any]) -> str:
+    """A few lines of numbers for prompts."""
+    lines = [f"episode length {summary['length']}, return {summary['return']:.3g}"]
+    for key, mean in summary["info_means"].items():
+        first, last = summary["info_first_last"][key]
+        lines.append(f"{key}: mean {mean:.3g}, start {first:.3g}, end {last:.3g}")
+    return "\n".join(lines)
+
+
+def synthetic_trajectory(spec: EnvSpec, steps: int = 50) -> dict[str, Any]:
+    """A random trajectory with ``spec``'s shapes, to try judge code on before real data."""
+    rng = np.random.default_rng(0)
+    return {
+        "obs": rng.normal(size=(steps, spec.obs_dim)).round(3).tolist(),
+        "actions": rng.uniform(-1, 1, size=(steps, spec.act_dim)).round(3).tolist(),
+        "rewards": rng.normal(size=steps).round(3).tolist(),
+        "terms": {"main": rng.normal(size=steps).round(3).tolist()},
+        "info": {k: rng.normal(size=steps).round(3).tolist() for k in spec.info_keys},
+    }
+
+
+def run_code_judge(code: str, trajectory: dict[str, Any], timeout_s: float = 20.0) -> JudgeScore:
+    """Run ``judge_fn`` in the sandbox; a failure gives ``score=None`` and the reason."""
+    problems = code_problems(code)
+    if problems:
+        return JudgeScore(judge="code", reason="judge code rejected: " + "; ".join(problems))
+    files = {
+        "judge_fn.py": code,
+        "trajectory.json": json.dumps(trajectory),
+        "summary.json": json.dumps(trajectory_summary(trajectory)),
+    }
+    result = run_python(
+        HARNESS.read_text(encoding="utf-8"),
+        limits=SandboxLimits(timeout_s=timeout_s, memory_mb=1024),
+        files=files,
+    )
+    if result.timed_out:
+        return JudgeScore(judge="code", reason=f"judge_fn did not finish within {timeout_s:.0f}s")
+    try:
+        report = json.loads(result.stdout.strip().splitlines()[-1])
+    except (IndexError, json.JSONDecodeError):
+        return JudgeScore(judge="code", reason=f"judge_fn crashed: {result.stderr.strip()[-200:]}")
+    if not report.get("ok"):
+        return JudgeScore(judge="code", reason=f"judge_fn failed: {report.get('error')}")
+    return JudgeScore(judge="code", score=report["score"], reason=report.get("reason", ""))
+
+
+def author_judge(
+    llm: LLMClient, intent: str, criteria: str, spec: EnvSpec, max_fix_attempts: int = 1
+) -> tuple[str | None, list[str]]:
+    """Write a ``judge_fn`` and check it on a synthetic trajectory; ``(code or None, errors)``."""
+    from langmarl.p2p.author import env_fields
+
+    user = prompts.JUDGE_AUTHOR_USER.format(intent=intent, criteria=criteria, **env_fields(spec))
+    errors: list[str] = []
+    for attempt in range(max_fix_attempts + 1):
+        if attempt:
+            user += f"\nYour previous judge_fn failed: {errors[-1]}. Write a corrected one."
+        try:
+            code = extract_code(llm.chat(prompts.JUDGE_AUTHOR_SYSTEM, user), "judge_fn")
+        except ParseError as exc:
+            errors.append(str(exc)[:200])
+            continue
+        trial = run_code_judge(code, synthetic_trajectory(spec))
+        if trial.score is not None:
+            return code, errors
+        errors.append(trial.reason)
+    return None, errors
+
+
+def summary_judge(
+    llm: LLMClient, intent: str, criteria: str, spec: EnvSpec, summary: dict[str, Any]
+) -> JudgeScore:
+    """The LLM scores the measurements; an unparseable reply gives no score."""
+    user = prompts.SUMMARY_JUDGE_USER.format(
+        env_id=spec.env_id, env_description=spec.description, intent=intent,
+        criteria=criteria, measurements=measurements_text(summary),
+    )  # fmt: skip
+    reply = llm.chat(prompts.SUMMARY_JUDGE_SYSTEM, user)
+    try:
+        score, reason = parse_score(reply)
+    except ParseError as exc:
+        return JudgeScore(judge="summary", reason=str(exc)[:200])
+    return JudgeScore(judge="summary", score=score, reason=reason)
+
+
+def video_frames(video: Path, count: int = 6) -> list[bytes]:
+    """``count`` evenly spaced frames of ``video`` as PNG bytes."""
+    import imageio.v2 as imageio
+
+    frames = list(imageio.mimread(video, memtest=False))
+    picks = np.linspace(0, len(frames) - 1, num=min(count, len(frames))).astype(int)
+    return [imageio.imwrite("<bytes>", frames[i], format="png") for i in picks]
+
+
+def vlm_judge(vlm: LLMClient, intent: str, criteria: str, video: Path) -> JudgeScore:
+    """A multimodal model scores frames of ``video``."""
+    user = prompts.VLM_JUDGE_USER.format(intent=intent, criteria=criteria)
+    reply = vlm.chat(prompts.VLM_JUDGE_SYSTEM, user, images=list(video_frames(video)))
+    try:
+        score, reason = parse_score(reply)
+    except ParseError as exc:
+        return JudgeScore(judge="vlm", reason=str(exc)[:200])
+    return JudgeScore(judge="vlm", score=score, reason=reason)
+
+
+def synthesize(scores: list[JudgeScore], warnings: list[str], threshold: float) -> JudgmentResult:
+    """Average the judges that produced a score; no score at all is a failed judgment."""
+    valid = [s.score for s in scores if s.score is not None]
+    score = float(np.mean(valid)) if valid else 0.0
+    tags = [] if valid else ["no_judge_score"]
+    if valid and score < FAILURE_THRESHOLD:
+        tags.append("behaviour_not_shown")
+    if any("carries" in w for w in warnings):
+        tags.append("reward_hacking")
+    if any(w.startswith("plateau") for w in warnings):
+        tags.append("plateau")
+    diagnosis = " ".join(f"[{s.judge}] {s.reason}" for s in scores if s.reason)
+    return JudgmentResult(
+        intent_score=score, passed=bool(valid) and score >= threshold, diagnosis=diagnosis,
+        failure_tags=tags, judges=scores, warnings=warnings,
+    )  # fmt: skip
+
+
+def judge_run(
+    llm: LLMClient,
+    intent: str,
+    criteria: str,
+    spec: EnvSpec,
+    trajectory: dict[str, Any],
+    *,
+    judge_code: str | None,
+    use_summary: bool,
+    vlm: LLMClient | None = None,
+    video: Path | None = None,
+) -> list[JudgeScore]:
+    """Run every configured judge on one episode; a judge's LLM error becomes its reason."""
+    scores = []
+    if judge_code is not None:
+        scores.append(run_code_judge(judge_code, trajectory))
+    calls: list[tuple[str, Any]] = []
+    if use_summary:
+        calls.append(
+            (
+                "summary",
+                lambda: summary_judge(llm, intent, criteria, spec, trajectory_summary(trajectory)),
+            )
+        )
+    if vlm is not None and video is not None and video.is_file():
+        calls.append(("vlm", lambda: vlm_judge(vlm, intent, criteria, video)))
+    for name, call in calls:
+        try:
+            scores.append(call())
+        except LLMError as exc:
+            scores.append(JudgeScore(judge=name, reason=f"LLM call failed: {exc.cause[:200]}"))
+    return scores

@@ -1,0 +1,88 @@
+"""The reviser: rewrite the reward (and, within bounds, PPO hyperparameters) after a judgment."""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from typing import Any
+
+from langmarl.core.errors import ParseError
+from langmarl.llm.client import LLMClient
+from langmarl.p2p import prompts
+from langmarl.p2p.author import env_fields
+from langmarl.p2p.contracts import JudgmentResult, ReviseResult
+from langmarl.p2p.env_specs import EnvSpec
+from langmarl.p2p.parsing import extract_code, extract_json
+from langmarl.p2p.train_config import HP_BOUNDS, TrainConfig
+
+logger = logging.getLogger(__name__)
+INTEGER_HPS = frozenset({"n_epochs"})
+
+
+def clamp_hp_changes(
+    changes: dict[str, Any], bounds: dict[str, tuple[float, float]] = HP_BOUNDS
+) -> tuple[dict[str, float], dict[str, str]]:
+    """Keep whitelisted numeric changes, clamped into their bounds.
+
+    Returns:
+        ``(applied, rejected)``: name -> clamped value, and name -> why it was dropped.
+    """
+    applied: dict[str, float] = {}
+    rejected: dict[str, str] = {}
+    for name, raw in changes.items():
+        if name not in bounds:
+            rejected[name] = f"not tunable (allowed: {sorted(bounds)})"
+            continue
+        try:
+            value = float(raw)
+        except (TypeError, ValueError):
+            rejected[name] = f"not a number: {raw!r}"
+            continue
+        if not math.isfinite(value):
+            rejected[name] = f"not finite: {raw!r}"
+            continue
+        low, high = bounds[name]
+        clamped = min(high, max(low, value))
+        applied[name] = float(round(clamped)) if name in INTEGER_HPS else clamped
+    return applied, rejected
+
+
+def apply_hp_changes(config: TrainConfig, applied: dict[str, float]) -> TrainConfig:
+    """``config`` with ``applied`` changes (integers where the field is an integer)."""
+    update = {k: int(v) if k in INTEGER_HPS else v for k, v in applied.items()}
+    return TrainConfig.from_dict({**config.model_dump(), **update})
+
+
+def revise(
+    llm: LLMClient,
+    *,
+    intent: str,
+    code: str,
+    judgment: JudgmentResult,
+    term_means: dict[str, float],
+    measurements: str,
+    config: TrainConfig,
+    spec: EnvSpec,
+    hp_tuning: bool = True,
+) -> ReviseResult:
+    """Ask for a revised reward (and hyperparameter changes when ``hp_tuning``)."""
+    hparams = {k: getattr(config, k) for k in HP_BOUNDS}
+    system = prompts.REVISE_SYSTEM.format(hp_keys=", ".join(HP_BOUNDS) if hp_tuning else "none")
+    user = prompts.REVISE_USER.format(
+        intent=intent, code=code, score=judgment.intent_score,
+        diagnosis=judgment.diagnosis[:600] or "no diagnosis",
+        term_means=json.dumps({k: round(v, 4) for k, v in term_means.items()}),
+        measurements=measurements.replace("\n", "; "),
+        warnings="; ".join(judgment.warnings) or "none", hparams=json.dumps(hparams),
+        **env_fields(spec),
+    )  # fmt: skip
+    reply = llm.chat(system, user)
+    result = ReviseResult()
+    try:
+        result.reward_code = extract_code(reply, "reward_fn")
+    except ParseError as exc:
+        result.notes = f"no revised code: {str(exc)[:200]}"
+    if hp_tuning:
+        result.hp_changes, result.rejected = clamp_hp_changes(extract_json(reply))
+    return result
