@@ -149,9 +149,14 @@ class BaseCritic(ABC):
         """Evaluate ``trajectory``; ``per_agent`` maps each agent id to its feedback."""
 
     async def aevaluate(
-        self, trajectory: Trajectory, policies: Policies, context: str = ""
+        self,
+        trajectory: Trajectory,
+        policies: Policies,
+        context: str = "",
+        roles: dict[AgentId, str] | None = None,
     ) -> Evaluation:
-        """Async :meth:`evaluate`; ``context`` is the environment's description."""
+        """Async :meth:`evaluate`; ``context`` is the environment's description and
+        ``roles`` its agents' roles (critics may use them in their prompts)."""
         return await asyncio.to_thread(self.evaluate, trajectory, policies)
 
 
