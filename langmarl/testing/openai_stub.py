@@ -89,6 +89,7 @@ class OpenAIStub:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True
 
             def log_message(self, format: str, *args: Any) -> None:  # silence the access log
                 pass
@@ -134,3 +135,20 @@ class OpenAIStub:
             time.sleep(self.hang_seconds if model == "hang" else self.latency)
             reply = _completion(self.responder(body), model)
             handler._send(200, json.dumps(reply).encode())
+
+
+def main() -> None:
+    """``python -m langmarl.testing.openai_stub [--latency S]``: serve until killed and print
+    the base URL on the first line of stdout (for benchmarks that need a separate process)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds per answer")
+    args = parser.parse_args()
+    with OpenAIStub(latency=args.latency) as stub:
+        print(stub.base_url, flush=True)
+        threading.Event().wait()
+
+
+if __name__ == "__main__":
+    main()
