@@ -213,7 +213,10 @@ def judge_run(
             )
         )
     if vlm is not None and video is not None and video.is_file():
-        calls.append(("vlm", lambda: vlm_judge(vlm, intent, criteria, video)))
+        if vlm.config.is_multimodal:
+            calls.append(("vlm", lambda: vlm_judge(vlm, intent, criteria, video)))
+        else:
+            scores.append(JudgeScore(judge="vlm", reason=f"{vlm.config.name!r} is not multimodal"))
     for name, call in calls:
         try:
             scores.append(call())

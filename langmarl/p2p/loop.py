@@ -222,7 +222,10 @@ class Session:
             it = self.record.new_iteration(number)
             write_iteration_inputs(it, self.intent, source, origin, validation, config)
             step = IterationResult(
-                iteration=number, iteration_id=it.iteration_id, reward_origin=origin
+                iteration=number,
+                iteration_id=it.iteration_id,
+                reward_origin=origin,
+                validation_errors=list(self.last_errors),
             )
             self.result.iterations.append(step)
             self.record.touch_heartbeat()

@@ -1,0 +1,144 @@
+"""`langmarl p2p run` and `langmarl p2p bench`: reward-space sessions from the command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from langmarl.cli.common import SET_OPTION_HELP, console, parse_overrides
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``p2p`` command group to ``app``."""
+    group = typer.Typer(help="Reward space: intent -> reward code -> PPO -> judge -> revise.")
+    group.command("run")(run)
+    group.command("bench")(bench)
+    app.add_typer(group, name="p2p")
+
+
+def _loop_config(
+    env_id: str, iterations: int | None, timesteps: int | None, overrides: list[str] | None
+) -> Any:
+    from pydantic import ValidationError
+
+    from langmarl.core.validation import config_error
+    from langmarl.p2p.loop import LoopConfig
+
+    data: dict[str, Any] = {"env_id": env_id}
+    if iterations is not None:
+        data["max_iterations"] = iterations
+    if timesteps is not None:
+        data["total_timesteps"] = timesteps
+    for key, value in parse_overrides(overrides).items():
+        head, _, tail = key.partition(".")
+        if tail:
+            data.setdefault(head, {})[tail] = value
+        else:
+            data[key] = value
+    try:
+        return LoopConfig.model_validate(data)
+    except ValidationError as exc:
+        raise config_error(exc, LoopConfig, "command-line options") from None
+
+
+def _clients(llm: str, vlm: str | None) -> tuple[Any, Any]:
+    from langmarl.llm.client import LLMClient
+    from langmarl.llm.presets import get_llm_config
+    from langmarl.llm.tracker import UsageLedger
+
+    ledger = UsageLedger()
+    text = LLMClient(get_llm_config(llm), role="p2p", ledger=ledger)
+    vision = LLMClient(get_llm_config(vlm), role="p2p_vlm", ledger=ledger) if vlm else None
+    return text, vision
+
+
+def run(
+    intent: str = typer.Argument(
+        ..., help='The behaviour wanted, e.g. "make the cheetah run backwards".'
+    ),
+    env: str = typer.Option("HalfCheetah-v5", "--env", help="Gymnasium MuJoCo env id."),
+    iterations: int | None = typer.Option(None, "--iterations", min=1, help="Max iterations."),
+    timesteps: int | None = typer.Option(None, "--timesteps", min=1, help="PPO steps per run."),
+    llm: str = typer.Option("local", help="LLM preset or config file for the agents."),
+    vlm: str | None = typer.Option(None, help="Multimodal preset for the video judge."),
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="Where sessions are written."),
+    overrides: list[str] | None = typer.Option(None, "--set", help=SET_OPTION_HELP),
+) -> None:
+    """Run one Prompt2Policy session and print its status and best iteration."""
+    from langmarl.p2p.loop import run_loop
+
+    config = _loop_config(env, iterations, timesteps, overrides)
+    text, vision = _clients(llm, vlm)
+    with console.status(f"p2p session on {env} …"):
+        result = run_loop(intent, config, llm=text, vlm=vision, runs_dir=runs_dir)
+    colour = (
+        "green"
+        if result.status == "passed"
+        else "yellow"
+        if result.status == "max_iterations"
+        else "red"
+    )
+    console.print(f"[bold]{result.session_id}[/]: [{colour}]{result.status}[/]")
+    for step in result.iterations:
+        score = "-" if step.intent_score is None else f"{step.intent_score:.2f}"
+        console.print(
+            f"  {step.iteration_id}: reward={step.reward_origin} score={score} "
+            f"return={step.mean_return}"
+        )
+    if result.best_iteration is not None:
+        console.print(f"best: iter_{result.best_iteration} (score {result.best_score:.2f})")
+    if result.error:
+        console.print(f"[dim]{result.error}[/]")
+    console.print(f"session dir: {Path(runs_dir) / result.session_id}")
+    if result.status in ("error", "invalid_code"):
+        raise typer.Exit(1)
+
+
+def bench(
+    cases_csv: Path = typer.Argument(..., help="CSV: env_id,instruction,category,difficulty."),
+    iterations: int | None = typer.Option(None, "--iterations", min=1, help="Max iterations."),
+    timesteps: int | None = typer.Option(None, "--timesteps", min=1, help="PPO steps per run."),
+    llm: str = typer.Option("local", help="LLM preset or config file for the agents."),
+    vlm: str | None = typer.Option(None, help="Multimodal preset for the video judge."),
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="Where sessions are written."),
+    overrides: list[str] | None = typer.Option(None, "--set", help=SET_OPTION_HELP),
+) -> None:
+    """Run a session per CSV row; report success rate and mean score per group."""
+    import time
+
+    from rich.table import Table
+
+    from langmarl.core.files import atomic_write_json
+    from langmarl.p2p.bench import CaseOutcome, read_cases, summarize
+    from langmarl.p2p.loop import run_loop
+
+    cases = read_cases(cases_csv)
+    text, vision = _clients(llm, vlm)
+    bench_dir = runs_dir / f"bench_{time.strftime('%Y%m%d_%H%M%S', time.gmtime())}"
+    outcomes = []
+    for index, case in enumerate(cases, 1):
+        config = _loop_config(case.env_id, iterations, timesteps, overrides)
+        with console.status(f"case {index}/{len(cases)}: {case.instruction} ({case.env_id})"):
+            result = run_loop(case.instruction, config, llm=text, vlm=vision, runs_dir=bench_dir)
+        outcomes.append(
+            CaseOutcome(
+                case=case,
+                session_id=result.session_id,
+                status=result.status,
+                best_score=result.best_score,
+            )
+        )
+        console.print(f"case {index}: {result.status} score={result.best_score}")
+    summary = summarize(outcomes)
+    atomic_write_json(
+        bench_dir / "bench.json", {"cases": [o.model_dump() for o in outcomes], "summary": summary}
+    )
+    table = Table("group", "cases", "success rate", "mean score")
+    for name, row in summary.items():
+        table.add_row(
+            name, str(row["cases"]), f"{row['success_rate']:.0%}", f"{row['mean_score']:.2f}"
+        )
+    console.print(table)
+    console.print(f"results: {bench_dir / 'bench.json'}")

@@ -1,0 +1,78 @@
+import pytest
+
+from langmarl.p2p.validation import check_static, code_problems, validate_reward_code
+
+GOOD = '''
+def reward_fn(obs, action, next_obs, info):
+    """LaTeX: r = v
+    Terms:
+        speed: velocity
+    """
+    v = float(info["x_velocity"])
+    return v, {"speed": v}
+'''
+
+
+def test_static_accepts_good_code():
+    assert check_static(GOOD).ok
+
+
+def test_syntax_error_names_the_line():
+    result = check_static("def reward_fn(obs, action, next_obs, info)\n    return 1")
+    assert not result.ok and result.stage == "syntax"
+    assert "line 1" in result.message()
+
+
+@pytest.mark.parametrize(
+    "line", ["import os", "from subprocess import run", "import numpy.ctypeslib, sys"]
+)
+def test_forbidden_import_is_rejected(line):
+    result = check_static(line + "\n" + GOOD)
+    assert result.stage == "imports"
+    assert "not allowed" in result.message() and "numpy" in result.message()
+
+
+def test_escape_hatches_are_rejected():
+    result = check_static(GOOD.replace("v = float", "open('x')\n    v = float"))
+    assert result.stage == "imports" and "`open`" in result.message()
+    assert code_problems("x = ().__class__")[0].endswith("`__class__` is not allowed")
+
+
+def test_allowed_imports_pass():
+    assert check_static("import math\nimport numpy as np\n" + GOOD).ok
+
+
+def test_missing_reward_is_a_structure_error():
+    result = check_static("def helper():\n    return 1\n")
+    assert result.stage == "structure" and "reward_fn" in result.message()
+
+
+@pytest.mark.slow
+def test_runtime_accepts_good_reward_and_reports_terms():
+    result = validate_reward_code(GOOD, "HalfCheetah-v5", steps=50)
+    assert result.ok, result.errors
+    assert result.terms == {"speed": "velocity"}
+    assert result.latex == "r = v"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (('info["x_velocity"]', 'info["nope"]'), "KeyError: 'nope' (reward_fn.py line 7"),
+        (("return v, {", "return float('nan'), {"), "total reward is not finite"),
+        (('{"speed": v}', '{"speed": v, "extra": 1.0}'), "undeclared terms ['extra']"),
+        (("speed: velocity", "speed: velocity\n        bonus: never returned"), "never returned"),
+    ],
+)
+def test_runtime_failures_are_clear(change, message):
+    result = validate_reward_code(GOOD.replace(*change), "HalfCheetah-v5", steps=20)
+    assert result.stage == "runtime"
+    assert message in result.message()
+
+
+@pytest.mark.slow
+def test_infinite_loop_is_killed():
+    looping = GOOD.replace("v = float", "while True:\n        pass\n    v = float")
+    result = validate_reward_code(looping, "InvertedPendulum-v5", steps=5, timeout_s=3)
+    assert result.stage == "runtime" and "did not finish" in result.message()
