@@ -1,0 +1,298 @@
+"""`MonteCarloTrainer`: five-phase language-space training with crash-safe resume.
+
+One iteration:
+
+1. **load** the policies of checkpoint ``i`` (the policies after ``i`` iterations);
+2. **generate** ``trajectories_per_iteration`` episodes concurrently (episodes already
+   stored by an interrupted attempt of this iteration are reused);
+3. **evaluate** a mini-batch with the critic and generate language gradients, every call
+   concurrent (bounded by the config's worker limits);
+4. **update**: aggregate each agent's gradients and update its policy (all agents at once);
+5. **checkpoint**: save the new policies with the iteration's statistics as checkpoint
+   ``i + 1``. The checkpoint's manifest is written last; it is what marks the iteration done.
+
+``train`` resumes the run in its directory from the newest checkpoint, so an iteration is
+never skipped nor counted twice, whatever moment the process was killed at.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+from langmarl.core.base import BaseCritic, BaseEnvironment, BaseOptimizer, BaseReward
+from langmarl.core.errors import LLMError
+from langmarl.core.records import Evaluation, Gradient, Policies, Trajectory
+from langmarl.core.secrets import environment_secrets, llm_secrets
+from langmarl.llm.client import LLMClient, run_sync
+from langmarl.llm.tracker import UsageLedger
+from langmarl.store import LocalStore, PolicyCheckpoint, RunLogger, TrajectoryStore
+from langmarl.trainer.callbacks import Callback, LoggingCallback
+from langmarl.trainer.phases import PhaseRunner
+from langmarl.trainer.stats import iteration_stats
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+def bind_client(client: LLMClient | None, role: str, ledger: UsageLedger) -> LLMClient | None:
+    """``client`` recording into ``ledger`` under ``role`` (a client that already has a
+    ledger is left alone)."""
+    if client is None or client.ledger is not None:
+        return client
+    return LLMClient(client.config, role=role, ledger=ledger, backend=client.backend)
+
+
+class MonteCarloTrainer:
+    """Generic Monte Carlo trainer for any langmarl environment.
+
+    Args:
+        config: Run config (``BaseConfig`` or a subclass).
+        env: The environment; its ``agent_ids`` name the policies everywhere.
+        critic: Evaluates episodes.
+        optimizer: Generates gradients and updates policies.
+        reward_fn: Optional verified reward; replaces each episode's env reward (the env's
+            is kept in ``metadata["env_reward"]``).
+        store: Where the run lives (default: ``LocalStore(config.experiment_dir)``).
+        callbacks: Hooks (default: ``[LoggingCallback()]``).
+        run_id: The run's directory name (default: ``config.exp_name``). Training again
+            with the same id resumes the run instead of starting a new one.
+        ledger: Usage by role (default: the components' own, else a new one).
+    """
+
+    def __init__(
+        self,
+        config: Any,
+        env: BaseEnvironment,
+        critic: BaseCritic,
+        optimizer: BaseOptimizer,
+        reward_fn: BaseReward | None = None,
+        store: LocalStore | None = None,
+        callbacks: list[Callback] | None = None,
+        *,
+        run_id: str | None = None,
+        ledger: UsageLedger | None = None,
+    ) -> None:
+        self.config, self.env, self.critic, self.optimizer = config, env, critic, optimizer
+        self.reward_fn = reward_fn
+        self.run_id = run_id or str(config.exp_name)
+        self.store = store or LocalStore(config.experiment_dir)
+        self.callbacks = [LoggingCallback()] if callbacks is None else list(callbacks)
+        self.ledger = ledger or self._find_ledger() or UsageLedger()
+        self._bind_clients()
+        self.store.redact.add(self._secrets())
+        self.agent_ids = list(env.agent_ids)
+        self.checkpoint = PolicyCheckpoint(
+            self.store,
+            self.run_id,
+            len(self.agent_ids),
+            agent_ids=self.agent_ids,
+            default_policies=env.default_policies(),
+        )
+        self.trajectories = TrajectoryStore(self.store, self.run_id)
+        self.logger = RunLogger(self.store, self.run_id, str(getattr(config, "log_level", "INFO")))
+        self.current_policies: Policies = {}
+        self.stop_reason: str | None = None
+        self.seed: int = 0
+
+    # -- wiring -----------------------------------------------------------------------------
+    def _client_slots(self) -> list[tuple[Any, str, str]]:
+        """(holder, attribute, role) of every LLM client the components use."""
+        return [
+            (self.env, "llm", "actor"),
+            (self.env, "judge_llm", "judge"),
+            (self.critic, "llm", "critic"),
+            (self.optimizer, "llm", "optimizer"),
+        ]
+
+    def _clients(self) -> list[LLMClient]:
+        found = [getattr(holder, attr, None) for holder, attr, _ in self._client_slots()]
+        return [c for c in found if isinstance(c, LLMClient)]
+
+    def _find_ledger(self) -> UsageLedger | None:
+        return next((c.ledger for c in self._clients() if c.ledger), None)
+
+    def _bind_clients(self) -> None:
+        """Give the env an actor client if it has none, and make every client record its
+        usage into the run's ledger under its role."""
+        if getattr(self.env, "llm", None) is None and hasattr(self.config, "get_actor_llm"):
+            self.env.set_llm(LLMClient(self.config.get_actor_llm()))
+        for holder, attr, role in self._client_slots():
+            client = getattr(holder, attr, None)
+            if not isinstance(client, LLMClient):
+                continue
+            bound = bind_client(client, role, self.ledger)
+            if holder is self.env and attr == "llm":
+                self.env.set_llm(bound)
+            else:
+                setattr(holder, attr, bound)
+
+    def _secrets(self) -> set[str]:
+        clients = [c.config for c in self._clients()]
+        roles = [getattr(self.config, f, None) for f in ("llm", "actor_llm", "critic_llm")]
+        roles.append(getattr(self.config, "optimizer_llm", None))
+        return llm_secrets([*clients, *roles]) | environment_secrets()
+
+    def stop(self, reason: str) -> None:
+        """Ask training to stop after the current iteration (status ``stopped``)."""
+        self.stop_reason = reason
+
+    def _emit(self, hook: str, *args: Any) -> None:
+        for callback in self.callbacks:
+            getattr(callback, hook)(*args)
+
+    def _limit(self, *names: str) -> int:
+        for name in names:
+            value = getattr(self.config, name, None)
+            if value:
+                return int(value)
+        return 1
+
+    # -- the run ----------------------------------------------------------------------------
+    def _start(self, target: int) -> int:
+        """Open (or resume) the run; return the first iteration still to do."""
+        info = self.store.start_run(
+            self.run_id,
+            env=getattr(self.env, "name", type(self.env).__name__),
+            agent_ids=self.agent_ids,
+            paradigm=getattr(self.config, "paradigm", ""),
+            target_iterations=target,
+        )
+        if info.get("seed") is None:
+            seed = getattr(self.config, "seed", None)
+            info = self.store.update_run(
+                self.run_id,
+                seed=seed if seed is not None else random.SystemRandom().randrange(2**31),
+            )
+        self.seed = int(info["seed"])
+        if hasattr(self.config, "model_dump") and not self.store.exists(self.run_id, "config.json"):
+            self.store.write_json(self.run_id, "config.json", self.config.model_dump(mode="json"))
+        latest = self.checkpoint.latest_iteration()
+        if latest is None:
+            latest = int(getattr(self.config, "start_iteration", 0))
+            self.checkpoint.save_policies(latest, self.env.default_policies())
+        self._sync_metrics()
+        return latest
+
+    def _sync_metrics(self) -> list[dict[str, Any]]:
+        """Rewrite ``metrics.json`` and the run's progress from the checkpoints."""
+        metrics = self.checkpoint.all_stats()
+        self.store.save_metrics(self.run_id, metrics)
+        rewards = [m.get("avg_reward", 0.0) for m in metrics]
+        self.store.update_run(
+            self.run_id,
+            completed_iterations=len(metrics),
+            best_reward=max(rewards) if rewards else None,
+            last_reward=rewards[-1] if rewards else None,
+        )
+        return metrics
+
+    async def atrain(self, num_iterations: int | None = None) -> list[dict[str, Any]]:
+        """Async :meth:`train`."""
+        target = self.config.num_iterations if num_iterations is None else num_iterations
+        first = self._start(target)
+        end = int(getattr(self.config, "start_iteration", 0)) + target
+        self.stop_reason = None
+        self._emit("on_train_start", self)
+        status, error = "completed", None
+        try:
+            for iteration in range(first, end):
+                await self.arun_iteration(iteration)
+                if self.stop_reason:
+                    status, error = "stopped", self.stop_reason
+                    break
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            status, error = "stopped", "interrupted"
+            raise
+        except BaseException as exc:
+            status, error = "failed", f"{type(exc).__name__}: {exc}"
+            self.logger.error(f"training failed: {error}")
+            raise
+        finally:
+            self.store.set_status(self.run_id, status, error)  # type: ignore[arg-type]
+            self._emit("on_train_end", status, self)
+        return self._sync_metrics()
+
+    def train(self, num_iterations: int | None = None) -> list[dict[str, Any]]:
+        """Train until ``num_iterations`` (default ``config.num_iterations``) iterations of
+        the run are done, resuming from its newest checkpoint. Returns the metrics of every
+        finished iteration (one stats dict each)."""
+        return run_sync(self.atrain(num_iterations))
+
+    def train_one_iteration(self, iteration: int) -> dict[str, Any]:
+        """Run the five phases of ``iteration`` (checkpoint ``iteration`` must exist) and
+        return its statistics."""
+        return run_sync(self.arun_iteration(iteration))
+
+    # -- one iteration ----------------------------------------------------------------------
+    async def arun_iteration(self, iteration: int) -> dict[str, Any]:
+        """Async :meth:`train_one_iteration`."""
+        started, before = time.monotonic(), self.ledger.by_role()
+        phases = PhaseRunner(self, iteration)
+        self.current_policies = await phases.load()
+        self._emit("on_iteration_start", iteration, self)
+        trajectories = await phases.generate(self.current_policies)
+        evaluations, gradients = await phases.evaluate(self.current_policies, trajectories)
+        updates = await phases.update(self.current_policies, gradients)
+        usage = UsageLedger.since(before, self.ledger.by_role())
+        stats = iteration_stats(
+            iteration,
+            str(getattr(self.config, "paradigm", "")),
+            trajectories,
+            evaluations,
+            gradients,
+            updates,
+            usage,
+        )
+        stats["duration_s"] = round(time.monotonic() - started, 3)
+        stats["reused_episodes"] = phases.reused
+        phases.checkpoint(updates, stats)
+        self._sync_metrics()
+        self._emit("on_iteration_end", iteration, stats, self)
+        return stats
+
+    # -- helpers used by the phases ---------------------------------------------------------
+    async def bounded(
+        self, limit: int, jobs: Sequence[Awaitable[T]], on_done: Callable[[], None]
+    ) -> list[T]:
+        """Await ``jobs`` concurrently, at most ``limit`` at a time; results in job order."""
+        semaphore = asyncio.Semaphore(max(1, limit))
+
+        async def run(job: Awaitable[T]) -> T:
+            async with semaphore:
+                result = await job
+            on_done()
+            return result
+
+        return list(await asyncio.gather(*(run(job) for job in jobs)))
+
+    async def collect(self, policies: Policies, task: dict[str, Any]) -> Trajectory:
+        """One episode; an LLM failure after retries becomes a failed episode (reward 0,
+        ``metadata["error"]``) instead of ending the run."""
+        try:
+            trajectory = await self.env.acollect_trajectory(policies, task)
+        except LLMError as exc:
+            self.logger.error(f"episode failed: {exc}")
+            return Trajectory(task=task, agent_ids=self.agent_ids, metadata={"error": str(exc)})
+        if not trajectory.agent_ids:
+            trajectory.agent_ids = list(self.agent_ids)
+        if self.reward_fn is not None and not trajectory.metadata.get("error"):
+            trajectory.metadata["env_reward"] = trajectory.reward
+            trajectory.reward = float(await self.reward_fn.acompute(trajectory))
+        return trajectory
+
+    def reusable_evaluation(self, iteration: int, episode_id: int) -> Evaluation | None:
+        data = self.store.load_evaluation(self.run_id, iteration, episode_id)
+        evaluation = Evaluation.from_dict(data) if data else None
+        return evaluation if evaluation is not None and not evaluation.error else None
+
+    def reusable_gradients(self, iteration: int, episode_id: int) -> list[Gradient] | None:
+        data = self.store.load_gradients(self.run_id, iteration, episode_id)
+        if not data:
+            return None
+        gradients = [Gradient.from_dict(g) for g in data.values()]
+        return None if any(g.error for g in gradients) else gradients

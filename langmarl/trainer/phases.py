@@ -1,0 +1,230 @@
+"""The five phases of one training iteration (see :mod:`langmarl.trainer.monte_carlo`)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+from langmarl.core.errors import LLMError
+from langmarl.core.records import SHARED, Evaluation, Gradient, Policies, PolicyUpdate, Trajectory
+from langmarl.textgrad.formatter import format_task
+from langmarl.trainer.stats import iteration_rng, mini_batch
+
+if TYPE_CHECKING:
+    from langmarl.trainer.monte_carlo import MonteCarloTrainer
+
+log = logging.getLogger(__name__)
+
+
+class PhaseRunner:
+    """Runs the phases of iteration ``iteration`` for ``trainer``.
+
+    Attributes:
+        reused: Episodes taken from an interrupted earlier attempt of this iteration.
+    """
+
+    def __init__(self, trainer: MonteCarloTrainer, iteration: int) -> None:
+        self.t = trainer
+        self.iteration = iteration
+        self.reused = 0
+
+    def _phase(self, name: str, total: int) -> None:
+        self.t._emit("on_phase_start", self.iteration, name, total)
+
+    def _advance(self, name: str) -> Any:
+        return lambda: self.t._emit("on_phase_advance", self.iteration, name)
+
+    # 1 ----------------------------------------------------------------------------------------
+    async def load(self) -> Policies:
+        """Phase 1: the policies of checkpoint ``iteration``."""
+        self._phase("load", 1)
+        policies = self.t.checkpoint.get_policies(self.iteration)
+        self._advance("load")()
+        return policies
+
+    # 2 ----------------------------------------------------------------------------------------
+    async def generate(self, policies: Policies) -> list[Trajectory]:
+        """Phase 2: every episode, concurrently (bounded by the episode worker limit)."""
+        t = self.t
+        count = int(t.config.trajectories_per_iteration)
+        rng = iteration_rng(t.seed, self.iteration, "tasks")
+        tasks = t.env.sample_tasks(count, split="train", rng=rng)
+        self._phase("generate", count)
+
+        async def episode(episode_id: int) -> Trajectory:
+            stored = t.trajectories.load_one(self.iteration, episode_id)
+            if stored is not None:
+                self.reused += 1
+            else:
+                stored = await t.collect(policies, tasks[episode_id])
+                t.trajectories.save(self.iteration, episode_id, stored)
+            t.logger.episode_saved(self.iteration, episode_id, stored.reward)
+            t._emit("on_episode_complete", stored, t)
+            return stored
+
+        limit = t._limit("episode_generation_workers", "max_workers")
+        jobs = [episode(i) for i in range(count)]
+        return await t.bounded(limit, jobs, self._advance("generate"))
+
+    # 3 ----------------------------------------------------------------------------------------
+    async def evaluate(
+        self, policies: Policies, trajectories: list[Trajectory]
+    ) -> tuple[dict[int, Evaluation], dict[int, list[Gradient]]]:
+        """Phase 3: critic evaluations and gradients of the mini-batch's episodes. Each
+        episode's gradients start as soon as its evaluation is back."""
+        t = self.t
+        usable = [i for i, traj in enumerate(trajectories) if not traj.metadata.get("error")]
+        rng = iteration_rng(t.seed, self.iteration, "mini_batch")
+        batch = mini_batch(usable, getattr(t.config, "mini_batch_size", None), rng)
+        self._phase("evaluate", len(batch))
+        evaluations: dict[int, Evaluation] = {}
+        gradients: dict[int, list[Gradient]] = {}
+        gradient_slots = asyncio.Semaphore(t._limit("optimizer_workers", "max_workers"))
+
+        async def one(episode_id: int) -> None:
+            traj = trajectories[episode_id]
+            evaluation = await self._evaluation(episode_id, traj, policies)
+            evaluations[episode_id] = evaluation
+            if not evaluation.error:
+                gradients[episode_id] = await self._gradients(
+                    episode_id, traj, evaluation, policies, gradient_slots
+                )
+
+        jobs = [one(i) for i in batch]
+        await t.bounded(t._limit("max_workers"), jobs, self._advance("evaluate"))
+        return dict(sorted(evaluations.items())), dict(sorted(gradients.items()))
+
+    async def _evaluation(
+        self, episode_id: int, traj: Trajectory, policies: Policies
+    ) -> Evaluation:
+        t = self.t
+        evaluation = t.reusable_evaluation(self.iteration, episode_id)
+        if evaluation is None:
+            evaluation = await t.critic.aevaluate(
+                traj, policies, t.env.describe(), t.env.agent_roles()
+            )
+            t.store.save_evaluation(t.run_id, self.iteration, episode_id, evaluation.to_dict())
+        if evaluation.error:
+            t.logger.error(f"critic failed on episode {episode_id}: {evaluation.error}")
+        elif evaluation.parse_status == "fallback":
+            t.logger.warning(f"episode {episode_id}: critic reply had no per-agent credit")
+        t.logger.evaluation_done(
+            self.iteration, episode_id, evaluation.paradigm, evaluation.raw_response
+        )
+        return evaluation
+
+    async def _gradients(
+        self,
+        episode_id: int,
+        traj: Trajectory,
+        evaluation: Evaluation,
+        policies: Policies,
+        slots: Any,
+    ) -> list[Gradient]:
+        t = self.t
+        stored = t.reusable_gradients(self.iteration, episode_id)
+        if stored is not None:
+            return stored
+        context = format_task(traj.task)
+        shared = evaluation.paradigm == "central_global"
+        targets = [SHARED] if shared else [a for a in t.agent_ids if a in evaluation.per_agent]
+
+        async def make(agent_id: str) -> Gradient:
+            async with slots:
+                try:
+                    if agent_id == SHARED:
+                        text = await t.optimizer.agenerate_shared_gradient(
+                            evaluation.raw_response, context
+                        )
+                    else:
+                        text = await t.optimizer.agenerate_gradient(
+                            policies[agent_id], evaluation.per_agent[agent_id], context, agent_id
+                        )
+                except LLMError as exc:
+                    t.logger.error(f"gradient for {agent_id} (episode {episode_id}) failed: {exc}")
+                    return Gradient(
+                        agent_id=agent_id,
+                        iteration=self.iteration,
+                        episode_id=episode_id,
+                        error=str(exc),
+                    )
+            return Gradient(
+                agent_id=agent_id, text=text, iteration=self.iteration, episode_id=episode_id
+            )
+
+        made = list(await asyncio.gather(*(make(a) for a in targets)))
+        record = {g.agent_id: g.to_dict() for g in made}
+        t.store.save_gradients(t.run_id, self.iteration, episode_id, record)
+        return made
+
+    # 4 ----------------------------------------------------------------------------------------
+    async def update(
+        self, policies: Policies, gradients: dict[int, list[Gradient]]
+    ) -> list[PolicyUpdate]:
+        """Phase 4: aggregate each agent's gradients, then update every policy concurrently.
+        A failing optimizer keeps the agent's previous policy (method ``kept``)."""
+        t = self.t
+        texts: dict[str, list[str]] = {agent_id: [] for agent_id in t.agent_ids}
+        for episode_gradients in gradients.values():
+            for g in episode_gradients:
+                for agent_id in t.agent_ids if g.agent_id == SHARED else [g.agent_id]:
+                    if g.text and agent_id in texts:
+                        texts[agent_id].append(g.text)
+        for agent_id, items in texts.items():
+            t.logger.gradient_saved(self.iteration, agent_id, len(items))
+        self._phase("update", len(t.agent_ids))
+        shared = any(g.agent_id == SHARED for gs in gradients.values() for g in gs)
+        aggregated = await self._aggregate(texts, shared)
+        t.store.save_aggregated(t.run_id, self.iteration, aggregated)
+        jobs = [self._update_one(a, policies[a], aggregated[a]) for a in t.agent_ids]
+        return await t.bounded(
+            t._limit("optimizer_workers", "max_workers"), jobs, self._advance("update")
+        )
+
+    async def _aggregate(self, texts: dict[str, list[str]], shared: bool) -> dict[str, str]:
+        t = self.t
+        if shared:  # central_global: one aggregation serves every agent
+            merged = await self._safe_aggregate(texts[t.agent_ids[0]], "team")
+            return {agent_id: merged for agent_id in t.agent_ids}
+        jobs = [self._safe_aggregate(texts[a], a) for a in t.agent_ids]
+        merged_all = await t.bounded(
+            t._limit("optimizer_workers", "max_workers"), jobs, lambda: None
+        )
+        return dict(zip(t.agent_ids, merged_all, strict=True))
+
+    async def _safe_aggregate(self, texts: list[str], name: str) -> str:
+        try:
+            return await self.t.optimizer.aaggregate(texts, name)
+        except Exception as exc:  # fault boundary: any optimizer bug degrades to a join
+            self.t.logger.error(f"aggregating gradients for {name} failed: {exc}")
+            return self.t.optimizer.aggregate_gradients(texts)
+
+    async def _update_one(self, agent_id: str, policy: str, gradient: str) -> PolicyUpdate:
+        t = self.t
+        try:
+            update = await t.optimizer.aupdate_policy(policy, gradient, agent_id)
+        except Exception as exc:  # fault boundary: an optimizer failure keeps the policy
+            t.logger.error(f"updating the policy of {agent_id} failed, keeping it: {exc}")
+            return PolicyUpdate(
+                agent_id=agent_id,
+                method="kept",
+                new_policy=policy,
+                aggregated_gradient=gradient,
+                error=str(exc),
+            )
+        update.agent_id = agent_id
+        if update.error:
+            t.logger.warning(f"policy update of {agent_id} used {update.method}: {update.error}")
+        if update.new_policy != policy:
+            t._emit("on_policy_update", agent_id, policy, update.new_policy)
+        return update
+
+    # 5 ----------------------------------------------------------------------------------------
+    def checkpoint(self, updates: list[PolicyUpdate], stats: dict[str, Any]) -> None:
+        """Phase 5: save the new policies with the stats as checkpoint ``iteration + 1``."""
+        self._phase("checkpoint", 1)
+        new = {u.agent_id: u.new_policy for u in updates}
+        records = [u.to_dict() for u in updates]
+        self.t.checkpoint.save_policies(self.iteration + 1, new, stats, records)
+        self._advance("checkpoint")()

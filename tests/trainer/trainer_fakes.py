@@ -1,0 +1,98 @@
+"""A tiny environment and scripted components for trainer tests."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from langmarl.config import LanguageTaskConfig
+from langmarl.core.base import BaseEnvironment
+from langmarl.core.records import Trajectory
+from langmarl.llm.types import ChatRequest, message_text
+from langmarl.testing import ScriptedLLM, scripted_config
+from langmarl.textgrad import CentralizedCritic, PolicyGradientOptimizer
+
+AGENTS = ["drafter", "finisher"]
+
+
+class EchoEnv(BaseEnvironment):
+    """Two agents in sequence; reward 1 when the finisher's answer contains the task's
+    target word. Agent ids are deliberately not agent_1..N."""
+
+    name = "echo"
+
+    @property
+    def agent_ids(self) -> list[str]:
+        return list(AGENTS)
+
+    def agent_roles(self) -> dict[str, str]:
+        return {"drafter": "drafts", "finisher": "answers"}
+
+    def describe(self) -> str:
+        return "Say the target word."
+
+    def sample_tasks(self, n: int, *, split: str = "train", rng: random.Random | None = None):
+        rng = rng or random.Random(0)
+        return [{"question": f"word {rng.randrange(100)}", "target": "yes"} for _ in range(n)]
+
+    def reset(self, task: dict[str, Any]) -> dict[str, str]:
+        return {a: task["question"] for a in AGENTS}
+
+    def step(self, agent_id: str, action: str) -> tuple[str, float, bool, dict[str, Any]]:
+        return action, 0.0, agent_id == AGENTS[-1], {}
+
+    async def collect_trajectory(self, policies: dict[str, str], task: dict[str, Any]):  # type: ignore[override]
+        assert self.llm is not None
+        steps, seen = [], task["question"]
+        for agent_id in AGENTS:
+            action = await self.llm.achat(policies[agent_id], seen)
+            steps.append({"agent_id": agent_id, "observation": seen, "action": action})
+            seen = f"{seen}\n{agent_id}: {action}"
+        reward = 1.0 if task["target"] in steps[-1]["action"] else 0.0
+        return Trajectory(task=task, steps=steps, reward=reward, agent_ids=AGENTS)
+
+
+def role_of(request: ChatRequest) -> str:
+    system = message_text(request.messages[0]) if request.messages else ""
+    if "critic" in system:
+        return "critic"
+    if "merge improvement advice" in system:
+        return "aggregate"
+    if "rewrite the instructions" in system:
+        return "rewrite"
+    if "improve the instructions" in system:
+        return "gradient"
+    return "actor"
+
+
+def default_reply(request: ChatRequest) -> str:
+    return {
+        "critic": '{"drafter": "be shorter", "finisher": "say yes"}',
+        "aggregate": "Always say yes.",
+        "rewrite": "You are a careful agent. Always answer yes when asked.",
+        "gradient": "Say yes next time.",
+        "actor": "yes",
+    }[role_of(request)]
+
+
+def make_parts(
+    tmp_path: Any, reply: Any = default_reply, latency: float = 0.0, **config: Any
+) -> tuple[LanguageTaskConfig, EchoEnv, CentralizedCritic, PolicyGradientOptimizer]:
+    """Config, env, critic and optimizer sharing one scripted backend."""
+    fields = {
+        "exp_name": "test",
+        "num_iterations": 2,
+        "trajectories_per_iteration": 3,
+        "experiment_dir": str(tmp_path / "runs"),
+        "checkpoint_dir": str(tmp_path / "ckpt"),
+        "seed": 1,
+        "optimizer_workers": 4,
+        **config,
+    }
+    cfg = LanguageTaskConfig(**fields)
+    llm = ScriptedLLM(reply, latency=latency, config=scripted_config(max_retries=0))
+    env = EchoEnv()
+    env.set_llm(llm)
+    critic = CentralizedCritic(cfg, llm=llm)
+    optimizer = PolicyGradientOptimizer(scripted_config(), llm=llm)
+    return cfg, env, critic, optimizer
