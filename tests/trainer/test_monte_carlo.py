@@ -3,10 +3,11 @@
 from pathlib import Path
 from typing import Any
 
+from trainer_fakes import AGENTS, default_reply, make_parts, role_of
+
 from langmarl.core.errors import LLMError
 from langmarl.store import LocalStore
 from langmarl.trainer import Callback, MonteCarloTrainer
-from trainer_fakes import AGENTS, default_reply, make_parts, role_of
 
 
 class Recorder(Callback):
