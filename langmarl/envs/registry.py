@@ -116,6 +116,16 @@ class EnvRegistry:
 def _builtin_registry() -> EnvRegistry:
     registry = EnvRegistry()
     # Built-in environments register here with lazy entry points, one line each.
+    registry.register(
+        "tictactoe",
+        "langmarl.envs.text.factories:make_tictactoe",
+        description="TicTacToe: an LLM (X) against an optimal or random O; text env",
+    )
+    registry.register(
+        "single_step",
+        "langmarl.envs.text.factories:make_single_step",
+        description="Single-step text env: verified answers (dataset=, verifier=)",
+    )
     return registry
 
 
