@@ -117,6 +117,11 @@ def _builtin_registry() -> EnvRegistry:
     registry = EnvRegistry()
     # Built-in environments register here with lazy entry points, one line each.
     registry.register(
+        "language",
+        "langmarl.envs.language.env:LanguageEnv",
+        description="Language tasks (qa, math, coding, writing): N agents in sequence",
+    )
+    registry.register(
         "tictactoe",
         "langmarl.envs.text.factories:make_tictactoe",
         description="TicTacToe: an LLM (X) against an optimal or random O; text env",
