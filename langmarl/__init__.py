@@ -28,6 +28,30 @@ _NAMES = {
     "make_env": "langmarl.envs.registry",
     "register_env": "langmarl.envs.registry",
     "list_envs": "langmarl.envs.registry",
+    # language space (issue 3)
+    "train": "langmarl.api",
+    "build_trainer": "langmarl.api",
+    "Trajectory": "langmarl.core.records",
+    "Step": "langmarl.core.records",
+    "Evaluation": "langmarl.core.records",
+    "BaseEnvironment": "langmarl.core.base",
+    "BaseAgent": "langmarl.core.base",
+    "BaseCritic": "langmarl.core.base",
+    "BaseReward": "langmarl.core.base",
+    "BaseOptimizer": "langmarl.core.base",
+    "LLMAgent": "langmarl.core.base",
+    "CentralizedCritic": "langmarl.textgrad.critic",
+    "PolicyGradientOptimizer": "langmarl.textgrad.optimizer",
+    "TrajectoryFormatter": "langmarl.textgrad.formatter",
+    "MonteCarloTrainer": "langmarl.trainer.monte_carlo",
+    "Callback": "langmarl.trainer.callbacks",
+    "LoggingCallback": "langmarl.trainer.callbacks",
+    "CheckpointCallback": "langmarl.trainer.callbacks",
+    "EarlyStoppingCallback": "langmarl.trainer.callbacks",
+    "LocalStore": "langmarl.store.local",
+    "PolicyCheckpoint": "langmarl.store.checkpoint",
+    "TrajectoryStore": "langmarl.store.trajectories",
+    "RunLogger": "langmarl.store.logger",
     # errors
     "LangmarlError": "langmarl.core.errors",
     "ConfigError": "langmarl.core.errors",
@@ -37,12 +61,36 @@ __all__ = sorted(_NAMES)
 __getattr__ = lazy_getattr(__name__, _NAMES)
 
 if TYPE_CHECKING:
+    from langmarl.api import build_trainer, train
     from langmarl.config.base import BaseConfig
     from langmarl.config.envs import LanguageTaskConfig, OvercookedConfig, PistonballConfig
     from langmarl.config.loading import load_config
+    from langmarl.core.base import (
+        BaseAgent,
+        BaseCritic,
+        BaseEnvironment,
+        BaseOptimizer,
+        BaseReward,
+        LLMAgent,
+    )
     from langmarl.core.errors import ConfigError, LangmarlError, LLMError
+    from langmarl.core.records import Evaluation, Step, Trajectory
     from langmarl.envs.registry import list_envs, make_env, register_env
     from langmarl.llm.client import LLMClient
     from langmarl.llm.config import LLMConfig
     from langmarl.llm.presets import get_llm_config, list_available_models
     from langmarl.llm.tracker import TokenTracker, UsageLedger
+    from langmarl.store.checkpoint import PolicyCheckpoint
+    from langmarl.store.local import LocalStore
+    from langmarl.store.logger import RunLogger
+    from langmarl.store.trajectories import TrajectoryStore
+    from langmarl.textgrad.critic import CentralizedCritic
+    from langmarl.textgrad.formatter import TrajectoryFormatter
+    from langmarl.textgrad.optimizer import PolicyGradientOptimizer
+    from langmarl.trainer.callbacks import (
+        Callback,
+        CheckpointCallback,
+        EarlyStoppingCallback,
+        LoggingCallback,
+    )
+    from langmarl.trainer.monte_carlo import MonteCarloTrainer

@@ -1,0 +1,74 @@
+"""One-line training: ``langmarl.train(config_path, **overrides)``, and its building blocks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from langmarl.config.base import BaseConfig
+from langmarl.config.loading import load_config
+from langmarl.envs.registry import make_env
+from langmarl.llm.client import LLMClient
+from langmarl.llm.tracker import UsageLedger
+from langmarl.store import LocalStore
+from langmarl.textgrad.critic import CentralizedCritic
+from langmarl.textgrad.optimizer import PolicyGradientOptimizer
+from langmarl.trainer.callbacks import Callback, CheckpointCallback, LoggingCallback
+from langmarl.trainer.monte_carlo import MonteCarloTrainer
+
+
+def build_trainer(
+    config: BaseConfig,
+    *,
+    run_id: str | None = None,
+    callbacks: list[Callback] | None = None,
+    store: LocalStore | None = None,
+) -> MonteCarloTrainer:
+    """The environment, critic, optimizer and trainer for ``config``, sharing one usage
+    ledger (roles ``actor``, ``critic``, ``optimizer``, ``judge``).
+
+    Args:
+        config: The run config.
+        run_id: Run directory name (default ``config.exp_name``; the same id resumes).
+        callbacks: Trainer callbacks (default: logging + checkpoint export).
+        store: Where runs live (default ``LocalStore(config.experiment_dir)``).
+    """
+    ledger = UsageLedger()
+    env = make_env(config.env, config)
+    env.set_llm(LLMClient(config.get_actor_llm(), role="actor", ledger=ledger))
+    if getattr(env, "judge_llm", "absent") is None:
+        env.judge_llm = LLMClient(config.get_critic_llm(), role="judge", ledger=ledger)
+    critic = CentralizedCritic(config, ledger=ledger)
+    optimizer = PolicyGradientOptimizer(config.get_optimizer_llm(), ledger=ledger)
+    if callbacks is None:
+        callbacks = [LoggingCallback(), CheckpointCallback()]
+    return MonteCarloTrainer(
+        config,
+        env,
+        critic,
+        optimizer,
+        store=store,
+        callbacks=callbacks,
+        run_id=run_id,
+        ledger=ledger,
+    )
+
+
+def train(config_path: str | Path, **overrides: Any) -> list[dict[str, Any]]:
+    """Load a config, build every component and train (resuming the run if it exists).
+
+    Args:
+        config_path: A JSON (or YAML) config file.
+        **overrides: Config values to change, e.g. ``num_iterations=10``; dotted keys such
+            as ``**{"llm.max_tokens": 64}`` reach nested fields. ``run_id=...`` names the
+            run directory (default: the config's ``exp_name``).
+
+    Returns:
+        The statistics of every finished iteration of the run.
+
+    Example:
+        >>> langmarl.train("configs/quickstart.json", num_iterations=1)  # doctest: +SKIP
+    """
+    run_id = overrides.pop("run_id", None)
+    config = load_config(config_path, overrides)
+    return build_trainer(config, run_id=run_id).train()
