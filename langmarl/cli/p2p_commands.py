@@ -19,14 +19,20 @@ def register(app: typer.Typer) -> None:
 
 
 def _loop_config(
-    env_id: str, iterations: int | None, timesteps: int | None, overrides: list[str] | None
+    env_id: str | None,
+    iterations: int | None,
+    timesteps: int | None,
+    overrides: list[str] | None,
+    config_file: Path | None = None,
 ) -> Any:
     from pydantic import ValidationError
 
     from langmarl.core.validation import config_error
     from langmarl.p2p.loop import LoopConfig
 
-    data: dict[str, Any] = {"env_id": env_id}
+    data: dict[str, Any] = _read_config_file(config_file) if config_file else {}
+    if env_id is not None:
+        data["env_id"] = env_id
     if iterations is not None:
         data["max_iterations"] = iterations
     if timesteps is not None:
@@ -41,6 +47,20 @@ def _loop_config(
         return LoopConfig.model_validate(data)
     except ValidationError as exc:
         raise config_error(exc, LoopConfig, "command-line options") from None
+
+
+def _read_config_file(path: Path) -> dict[str, Any]:
+    import yaml
+
+    from langmarl.core.errors import ConfigError
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise ConfigError(f"cannot read loop config {str(path)!r}: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"loop config {str(path)!r} must be a mapping of LoopConfig fields")
+    return data
 
 
 def _clients(llm: str, vlm: str | None) -> tuple[Any, Any]:
@@ -58,18 +78,21 @@ def run(
     intent: str = typer.Argument(
         ..., help='The behaviour wanted, e.g. "make the cheetah run backwards".'
     ),
-    env: str = typer.Option("HalfCheetah-v5", "--env", help="Gymnasium MuJoCo env id."),
+    env: str | None = typer.Option(
+        None, "--env", help="Gymnasium MuJoCo env id (default: the config's, HalfCheetah-v5)."
+    ),
     iterations: int | None = typer.Option(None, "--iterations", min=1, help="Max iterations."),
     timesteps: int | None = typer.Option(None, "--timesteps", min=1, help="PPO steps per run."),
     llm: str = typer.Option("local", help="LLM preset or config file for the agents."),
     vlm: str | None = typer.Option(None, help="Multimodal preset for the video judge."),
     runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="Where sessions are written."),
     overrides: list[str] | None = typer.Option(None, "--set", help=SET_OPTION_HELP),
+    config_file: Path | None = typer.Option(None, "--config", help="LoopConfig YAML/JSON file."),
 ) -> None:
     """Run one Prompt2Policy session and print its status and best iteration."""
     from langmarl.p2p.loop import run_loop
 
-    config = _loop_config(env, iterations, timesteps, overrides)
+    config = _loop_config(env, iterations, timesteps, overrides, config_file)
     text, vision = _clients(llm, vlm)
     with console.status(f"p2p session on {env} …"):
         result = run_loop(intent, config, llm=text, vlm=vision, runs_dir=runs_dir)
@@ -104,6 +127,7 @@ def bench(
     vlm: str | None = typer.Option(None, help="Multimodal preset for the video judge."),
     runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="Where sessions are written."),
     overrides: list[str] | None = typer.Option(None, "--set", help=SET_OPTION_HELP),
+    config_file: Path | None = typer.Option(None, "--config", help="LoopConfig YAML/JSON file."),
 ) -> None:
     """Run a session per CSV row; report success rate and mean score per group."""
     import time
@@ -119,7 +143,7 @@ def bench(
     bench_dir = runs_dir / f"bench_{time.strftime('%Y%m%d_%H%M%S', time.gmtime())}"
     outcomes = []
     for index, case in enumerate(cases, 1):
-        config = _loop_config(case.env_id, iterations, timesteps, overrides)
+        config = _loop_config(case.env_id, iterations, timesteps, overrides, config_file)
         with console.status(f"case {index}/{len(cases)}: {case.instruction} ({case.env_id})"):
             result = run_loop(case.instruction, config, llm=text, vlm=vision, runs_dir=bench_dir)
         outcomes.append(

@@ -86,7 +86,11 @@ def test_code_judge_runs_in_the_sandbox():
         "obs": [],
         "actions": [],
     }
-    code = 'def judge_fn(trajectory, summary):\n    v = np.mean(trajectory["info"]["x_velocity"])\n    return {"score": -v / 6, "reason": f"v={v}"}\n'
+    code = (
+        "def judge_fn(trajectory, summary):\n"
+        '    v = np.mean(trajectory["info"]["x_velocity"])\n'
+        '    return {"score": -v / 6, "reason": f"v={v}"}\n'
+    )
     assert run_code_judge(code, trajectory) == JudgeScore(judge="code", score=0.5, reason="v=-3.0")
     broken = run_code_judge("def judge_fn(t, s):\n    return 1 / 0\n", trajectory)
     assert broken.score is None and "ZeroDivisionError" in broken.reason

@@ -53,7 +53,7 @@ def _run(tmp_path: Path, llm, trainer=None, **config) -> tuple:
 
 
 def test_passes_when_the_judge_is_satisfied(tmp_path: Path):
-    result, trainer, session = _run(tmp_path, ScriptedLLM(replies("SCORE: 0.9")))
+    result, _, session = _run(tmp_path, ScriptedLLM(replies("SCORE: 0.9")))
     assert result.status == "passed" and len(result.iterations) == 1
     assert result.best_iteration == 1 and result.best_score == pytest.approx(0.9)
     assert session.read_status()["status"] == "passed"

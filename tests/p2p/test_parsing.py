@@ -5,7 +5,9 @@ from langmarl.p2p.parsing import extract_code, extract_json, parse_score
 
 
 def test_extract_code_prefers_the_block_defining_the_name():
-    text = "Here:\n```python\nx = 1\n```\nand\n```python\ndef reward_fn(o, a, n, i):\n    return 1\n```"
+    text = (
+        "Here:\n```python\nx = 1\n```\nand\n```python\ndef reward_fn(o, a, n, i):\n    return 1\n"
+    )
     assert extract_code(text, "reward_fn").startswith("def reward_fn")
 
 

@@ -32,11 +32,15 @@ def test_apply_hp_changes_returns_valid_config():
 
 
 def test_revise_parses_code_and_hparams():
-    reply = '```python\ndef reward_fn(o, a, n, i):\n    return 1.0, {}\n```\n```json\n{"ent_coef": 0.5}\n```'
+    reply = (
+        "```python\ndef reward_fn(o, a, n, i):\n    return 1.0, {}\n```\n"
+        '```json\n{"ent_coef": 0.5}\n```'
+    )
     llm = ScriptedLLM([reply])
     result = revise(
-        llm, intent="run", code="old", judgment=JudgmentResult(intent_score=0.2), term_means={"a": 1.0},
-        measurements="x", config=TrainConfig(), spec=get_env_spec("HalfCheetah-v5"),
+        llm, intent="run", code="old", judgment=JudgmentResult(intent_score=0.2),
+        term_means={"a": 1.0}, measurements="x", config=TrainConfig(),
+        spec=get_env_spec("HalfCheetah-v5"),
     )  # fmt: skip
     assert result.reward_code is not None and result.reward_code.startswith("def reward_fn")
     assert result.hp_changes == {"ent_coef": 0.05}
@@ -46,8 +50,9 @@ def test_revise_parses_code_and_hparams():
 
 def test_revise_without_code_says_so():
     result = revise(
-        ScriptedLLM(["no idea"]), intent="run", code="old", judgment=JudgmentResult(), term_means={},
-        measurements="", config=TrainConfig(), spec=get_env_spec("Hopper-v5"), hp_tuning=False,
+        ScriptedLLM(["no idea"]), intent="run", code="old", judgment=JudgmentResult(),
+        term_means={}, measurements="", config=TrainConfig(), spec=get_env_spec("Hopper-v5"),
+        hp_tuning=False,
     )  # fmt: skip
     assert result.reward_code is None and "no revised code" in result.notes
     assert result.hp_changes == {}

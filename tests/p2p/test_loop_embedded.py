@@ -1,0 +1,34 @@
+"""The full loop with the embedded model, real sandbox and real training, tiny budget (slow)."""
+
+from pathlib import Path
+
+import pytest
+
+from langmarl.llm import LLMClient, LLMConfig, UsageLedger
+from langmarl.p2p import SessionRecord
+from langmarl.p2p.loop import LoopConfig, run_loop
+
+
+@pytest.mark.slow
+def test_two_iterations_with_the_embedded_model_end_with_a_valid_status(tmp_path: Path):
+    ledger = UsageLedger()
+    llm = LLMClient(
+        LLMConfig.from_preset("local").with_overrides(max_tokens=96), role="p2p", ledger=ledger
+    )
+    config = LoopConfig(
+        env_id="InvertedPendulum-v5", max_iterations=2, pass_threshold=1.0, elaborate=False,
+        review=False, max_fix_attempts=0, code_judge=False, total_timesteps=512,
+        train={"num_steps": 256, "n_epochs": 1, "num_evals": 1, "eval_episodes": 2,
+               "max_episode_steps": 100, "record_video": False},
+    )  # fmt: skip
+    result = run_loop("keep the pole balanced", config, llm=llm, runs_dir=tmp_path)
+    assert result.status in ("max_iterations", "passed"), result.error
+    assert len(result.iterations) == (2 if result.status == "max_iterations" else 1)
+    session = SessionRecord(tmp_path / result.session_id)
+    assert session.read_status()["status"] == result.status
+    for it in session.iteration_records():
+        assert it.validate() == []
+        assert it.read_reward_spec().origin in ("author", "revision", "fallback", "previous")
+        assert it.read_judgment() is not None
+    assert result.best_iteration is not None
+    assert ledger.by_role()["p2p"]["calls"] >= 3
