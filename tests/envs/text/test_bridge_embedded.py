@@ -1,0 +1,44 @@
+"""The real path: one MonteCarloTrainer iteration on TicTacToe with the embedded model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from langmarl.config import BaseConfig
+from langmarl.envs import TextEnvAdapter
+from langmarl.llm import LLMClient
+from langmarl.llm.tracker import UsageLedger
+from langmarl.textgrad import CentralizedCritic, PolicyGradientOptimizer
+from langmarl.trainer import MonteCarloTrainer
+
+
+@pytest.mark.slow
+def test_one_iteration_optimizes_a_tictactoe_prompt_with_the_embedded_model(tmp_path: Path) -> None:
+    config = BaseConfig(
+        env="tictactoe",
+        exp_name="ttt-embedded",
+        num_iterations=1,
+        trajectories_per_iteration=1,
+        experiment_dir=str(tmp_path / "runs"),
+        llm={"preset": "local", "max_tokens": 32},
+        seed=0,
+    )
+    ledger = UsageLedger()
+    adapter = TextEnvAdapter.tictactoe(max_steps=2, max_turns=2, max_tokens=12)
+    adapter.set_llm(LLMClient(config.get_actor_llm(), role="actor", ledger=ledger))
+    critic = CentralizedCritic(config, ledger=ledger)
+    optimizer = PolicyGradientOptimizer(config.get_optimizer_llm(), ledger=ledger)
+    trainer = MonteCarloTrainer(config, adapter, critic, optimizer, callbacks=[], ledger=ledger)
+
+    stats = trainer.train()[0]
+
+    assert stats["num_episodes"] == 1
+    assert 0.0 <= stats["avg_reward"] <= 1.0
+    assert stats["usage_by_role"]["actor"]["calls"] == 2
+    assert stats["usage_by_role"]["critic"]["calls"] >= 1
+    policies = trainer.checkpoint.get_policies()
+    assert list(policies) == ["player"] and policies["player"].strip()
+    (episode,) = trainer.trajectories.load(0)
+    assert len(episode.steps) == 2 and all(step.agent_id == "player" for step in episode.steps)
