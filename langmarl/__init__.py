@@ -52,6 +52,10 @@ _NAMES = {
     "PolicyCheckpoint": "langmarl.store.checkpoint",
     "TrajectoryStore": "langmarl.store.trajectories",
     "RunLogger": "langmarl.store.logger",
+    # reward space (Prompt2Policy)
+    "RewardFunction": "langmarl.p2p.reward",
+    "IterationRecord": "langmarl.p2p.records",
+    "SessionRecord": "langmarl.p2p.records",
     # errors
     "LangmarlError": "langmarl.core.errors",
     "ConfigError": "langmarl.core.errors",
@@ -80,6 +84,8 @@ if TYPE_CHECKING:
     from langmarl.llm.config import LLMConfig
     from langmarl.llm.presets import get_llm_config, list_available_models
     from langmarl.llm.tracker import TokenTracker, UsageLedger
+    from langmarl.p2p.records import IterationRecord, SessionRecord
+    from langmarl.p2p.reward import RewardFunction
     from langmarl.store.checkpoint import PolicyCheckpoint
     from langmarl.store.local import LocalStore
     from langmarl.store.logger import RunLogger
