@@ -62,13 +62,22 @@ def setup() -> None:
 
 
 def tests(pytest_args: list[str]) -> None:
-    run(BIN / "ruff", "check", "langmarl", "tests", "benchmarks", "dev.py")
-    run(BIN / "ruff", "format", "--check", "langmarl", "tests", "benchmarks", "dev.py")
-    run(BIN / "mypy")
-    code = subprocess.run(
-        [str(PY), "-m", "pytest", "-q", "-rfE", "--durations=15", *pytest_args], cwd=ROOT
-    ).returncode
-    sys.exit(code)
+    """Lint, format check, type check and pytest; all run, and any failure fails the whole."""
+    sources = ["langmarl", "tests", "benchmarks", "dev.py"]
+    steps = {
+        "ruff check": [BIN / "ruff", "check", *sources],
+        "ruff format": [BIN / "ruff", "format", "--check", *sources],
+        "mypy": [BIN / "mypy"],
+        "pytest": [PY, "-m", "pytest", "-q", "-rfE", "--durations=20", *pytest_args],
+    }
+    failed = []
+    for name, cmd in steps.items():
+        print(f"== {name}", flush=True)
+        if subprocess.run([str(c) for c in cmd], cwd=ROOT).returncode != 0:
+            failed.append(name)
+    if failed:
+        sys.exit(f"dev.py test: failed: {', '.join(failed)}")
+    print("dev.py test: all checks passed")
 
 
 def main(argv: list[str]) -> None:
@@ -86,4 +95,7 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    try:
+        main(sys.argv[1:])
+    except subprocess.CalledProcessError as exc:
+        sys.exit(f"dev.py: {' '.join(map(str, exc.cmd))} failed with exit code {exc.returncode}")
