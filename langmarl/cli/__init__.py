@@ -16,6 +16,7 @@ COMMAND_MODULES = [
     "langmarl.cli.llm_commands",
     "langmarl.cli.config_commands",
     "langmarl.cli.p2p_commands",
+    "langmarl.cli.train_commands",
 ]
 
 

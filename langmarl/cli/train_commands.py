@@ -1,0 +1,208 @@
+"""`langmarl train`, `langmarl eval`, `langmarl runs`: language-space training from the shell."""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from langmarl.cli.common import SET_OPTION_HELP, console, parse_overrides
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
+
+    from langmarl.trainer.monte_carlo import MonteCarloTrainer
+
+PHASE_LABELS = {
+    "load": "1 load policies",
+    "generate": "2 generate episodes",
+    "evaluate": "3 evaluate + gradients",
+    "update": "4 aggregate + update",
+    "checkpoint": "5 checkpoint",
+}
+
+
+def register(app: typer.Typer) -> None:
+    """Add the training commands to ``app``."""
+    app.command("train")(train)
+    app.command("eval")(eval_run)
+    app.command("runs")(runs)
+
+
+def _progress_callback(progress: Progress, total_iterations: int) -> Any:
+    """A trainer callback driving one rich progress bar per phase."""
+    from langmarl.trainer.callbacks import Callback
+
+    class PhaseProgress(Callback):
+        def __init__(self) -> None:
+            self.tasks: dict[str, TaskID] = {}
+
+        def on_iteration_start(self, iteration: int, trainer: MonteCarloTrainer) -> None:
+            for task in self.tasks.values():
+                progress.remove_task(task)
+            self.tasks = {}
+
+        def on_phase_start(self, iteration: int, phase: str, total: int) -> None:
+            label = f"iter {iteration + 1}/{total_iterations} · {PHASE_LABELS.get(phase, phase)}"
+            self.tasks[phase] = progress.add_task(label, total=max(total, 1))
+
+        def on_phase_advance(self, iteration: int, phase: str) -> None:
+            if phase in self.tasks:
+                progress.advance(self.tasks[phase])
+
+        def on_iteration_end(
+            self, iteration: int, stats: dict[str, Any], trainer: MonteCarloTrainer
+        ) -> None:
+            progress.console.print(
+                f"iteration {iteration}: avg reward [bold]{stats['avg_reward']:.3f}[/] "
+                f"({stats['num_episodes']} episodes, {stats['llm_calls']} LLM calls, "
+                f"{stats['total_tokens']:,} tokens, {stats['duration_s']:.0f}s)"
+            )
+
+    return PhaseProgress()
+
+
+def summary_table(metrics: list[dict[str, Any]]) -> Any:
+    """A rich table of per-iteration statistics."""
+    from rich.table import Table
+
+    table = Table(title="Training summary")
+    for column in ("iter", "avg reward", "min", "max", "episodes", "LLM calls", "tokens", "$"):
+        table.add_column(column, justify="right")
+    table.add_column("policy updates")
+    for m in metrics:
+        table.add_row(
+            str(m["iteration"]),
+            f"{m['avg_reward']:.3f}",
+            f"{m['min_reward']:.2f}",
+            f"{m['max_reward']:.2f}",
+            str(m["num_episodes"]),
+            str(m.get("llm_calls", "")),
+            f"{m['total_tokens']:,}",
+            f"{m['cost_usd']:.4f}",
+            ", ".join(f"{a}: {how}" for a, how in m.get("policy_updates", {}).items()),
+        )
+    return table
+
+
+def usage_table(metrics: list[dict[str, Any]]) -> Any:
+    """A rich table of LLM usage per role, summed over iterations."""
+    from rich.table import Table
+
+    totals: dict[str, dict[str, float]] = {}
+    for m in metrics:
+        for role, usage in m.get("usage_by_role", {}).items():
+            row = totals.setdefault(role, {})
+            for key in ("calls", "failures", "input_tokens", "output_tokens", "cost_usd"):
+                row[key] = row.get(key, 0) + usage.get(key, 0)
+    table = Table("role", "calls", "failures", "input tokens", "output tokens", "$", title="Usage")
+    for role, row in totals.items():
+        table.add_row(
+            role,
+            str(int(row["calls"])),
+            str(int(row["failures"])),
+            f"{int(row['input_tokens']):,}",
+            f"{int(row['output_tokens']):,}",
+            f"{row['cost_usd']:.4f}",
+        )
+    return table
+
+
+def train(
+    config: str = typer.Argument(..., help="Config file (JSON or YAML)."),
+    set_: list[str] = typer.Option(None, "--set", help=SET_OPTION_HELP),
+    run_id: str = typer.Option(None, "--run-id", help="Run directory name (default: exp_name)."),
+    fresh: bool = typer.Option(
+        False, "--fresh", help="Start a new run (exp_name + timestamp) instead of resuming."
+    ),
+) -> None:
+    """Train language policies; an existing run with the same id is resumed."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from langmarl.api import build_trainer
+    from langmarl.config.loading import load_config
+    from langmarl.trainer.callbacks import CheckpointCallback, LoggingCallback
+
+    resolved = load_config(config, parse_overrides(set_))
+    if fresh:
+        run_id = f"{run_id or resolved.exp_name}-{time.strftime('%Y%m%d-%H%M%S')}"
+    logging.getLogger("langmarl.run").setLevel(logging.WARNING)  # the progress shows it
+    columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=False) as progress:
+        callbacks = [
+            LoggingCallback(),
+            CheckpointCallback(),
+            _progress_callback(progress, resolved.num_iterations),
+        ]
+        trainer = build_trainer(resolved, run_id=run_id, callbacks=callbacks)
+        console.print(f"Run [bold]{trainer.run_id}[/] in {trainer.store.run_dir(trainer.run_id)}")
+        metrics = trainer.train()
+    _report(trainer, metrics)
+
+
+def _report(trainer: MonteCarloTrainer, metrics: list[dict[str, Any]]) -> None:
+    info = trainer.store.run_info(trainer.run_id)
+    if metrics:
+        console.print(summary_table(metrics))
+        console.print(usage_table(metrics))
+        first, last = metrics[0]["avg_reward"], metrics[-1]["avg_reward"]
+        console.print(
+            f"Reward: {first:.3f} (iteration 0) → {last:.3f} (iteration {len(metrics) - 1})"
+        )
+    status = info.get("status")
+    reason = f" ({info['error']})" if info.get("error") else ""
+    console.print(f"Status: [bold]{status}[/]{reason}")
+    console.print(f"Run directory: {trainer.store.run_dir(trainer.run_id).resolve()}")
+    console.print(f"Held-out check: langmarl eval {trainer.store.run_dir(trainer.run_id)}")
+
+
+def eval_run(
+    run_dir: Path = typer.Argument(..., help="A run directory (<experiment_dir>/<run_id>)."),
+    split: str = typer.Option("test", "--split", help="Task split to evaluate on."),
+    iteration: int = typer.Option(None, "--iteration", help="Checkpoint (default: newest)."),
+    episodes: int = typer.Option(None, "--episodes", help="At most this many tasks."),
+) -> None:
+    """Evaluate a run's policies on held-out tasks and store the result in the run."""
+    from langmarl.trainer.evaluation import evaluate_run
+
+    with console.status(f"Evaluating {run_dir} on {split}…"):
+        result = evaluate_run(run_dir, split=split, iteration=iteration, episodes=episodes)
+    console.print(
+        f"{result['run_id']} · checkpoint {result['iteration']} · {split}: avg reward "
+        f"[bold]{result['avg_reward']:.3f}[/] over {result['num_episodes']} episodes "
+        f"({result['duration_s']:.0f}s)"
+    )
+    saved = run_dir / "evals" / f"{split}_iter_{result['iteration']:04d}.json"
+    console.print(f"Saved to {saved}")
+
+
+def runs(
+    directory: Path = typer.Option(
+        Path("experiments"), "--dir", help="Experiment directory holding the runs."
+    ),
+) -> None:
+    """List the runs with their status and best reward."""
+    from rich.table import Table
+
+    from langmarl.store import LocalStore
+
+    found = LocalStore(directory).list_runs()
+    if not found:
+        console.print(f"No runs in {directory}.")
+        return
+    table = Table("run", "env", "status", "iterations", "best reward", "last reward", "updated")
+    for info in found:
+        best, last = info.get("best_reward"), info.get("last_reward")
+        table.add_row(
+            info["run_id"],
+            str(info.get("env", "")),
+            str(info.get("status")),
+            f"{info.get('completed_iterations', 0)}/{info.get('target_iterations', '?')}",
+            "" if best is None else f"{best:.3f}",
+            "" if last is None else f"{last:.3f}",
+            time.strftime("%Y-%m-%d %H:%M", time.localtime(info.get("updated_at", 0))),
+        )
+    console.print(table)
