@@ -131,6 +131,11 @@ def _builtin_registry() -> EnvRegistry:
         "langmarl.envs.text.factories:make_single_step",
         description="Single-step text env: verified answers (dataset=, verifier=)",
     )
+    registry.register(
+        "parallel_tasks",
+        "langmarl.envs.parallel.env:make_parallel_tasks",
+        description="Orchestrator + concurrent sub-agents on multi-part tasks (PARL)",
+    )
     return registry
 
 
