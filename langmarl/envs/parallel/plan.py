@@ -19,7 +19,7 @@ PlanStatus = Literal["plan", "plan_numbered", "fallback_parts", "fallback_single
 _SUBTASK_LINE = re.compile(
     r"^\s*(?:[-*•]\s*)?(?:sub[\s_-]?task|task)\s*\d*\s*[:.)\-]\s*(?P<text>.+?)\s*$", re.I
 )
-_NUMBERED_LINE = re.compile(r"^\s*(?:\d{1,2}|\(?[a-hA-H]\))\s*[.):]\s*(?P<text>.+?)\s*$")
+_NUMBERED_LINE = re.compile(r"^\s*\(?(?:\d{1,2}|[a-hA-H])[.):]\s*(?P<text>.+?)\s*$")
 
 
 class Plan(BaseModel):
