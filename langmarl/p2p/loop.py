@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from langmarl.core.files import atomic_write_text
 from langmarl.llm.client import LLMClient
 from langmarl.p2p import author, judge, reviser
 from langmarl.p2p.contracts import (
@@ -141,7 +142,7 @@ class Session:
             if self.judge_code is None:
                 logger.info("no usable judge_fn (%s); judging without the code judge", errors[-1:])
             else:
-                (self.record.path / "judge_fn.py").write_text(self.judge_code, encoding="utf-8")
+                atomic_write_text(self.record.path / "judge_fn.py", self.judge_code)
 
     def first_reward(self) -> tuple[str, RewardOrigin, ValidationResult] | None:
         """An authored reward, the fallback template, or None (-> invalid_code)."""
@@ -324,12 +325,21 @@ def run_loop(
     )  # fmt: skip
     try:
         session.run()
+    except KeyboardInterrupt:
+        result.status, result.error = "cancelled", "interrupted"
+        _finish(record, result)
+        raise
     except Exception as exc:  # the loop's edge: record any failure as a status, never crash
         logger.exception("p2p session %s failed", record.session_id)
         result.status, result.error = "error", f"{type(exc).__name__}: {exc}"
+    _finish(record, result)
+    return result
+
+
+def _finish(record: SessionRecord, result: LoopResult) -> None:
+    """Write the final status.json and loop_history.json."""
     record.set_status(result.status, result.error if result.status != "passed" else None)
     record.save_history(result.model_dump())
-    return result
 
 
 def _default_trainer(config: LoopConfig) -> Trainer:

@@ -120,3 +120,13 @@ def test_unknown_env_is_a_config_error(tmp_path: Path):
         run_loop(
             "x", LoopConfig(env_id="HalfCheetah-v4"), llm=ScriptedLLM(["x"]), runs_dir=tmp_path
         )
+
+
+def test_interrupt_marks_the_session_cancelled(tmp_path: Path):
+    def trainer(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        _run(tmp_path, ScriptedLLM(replies("SCORE: 0.9")), trainer=trainer)
+    (session_dir,) = tmp_path.iterdir()
+    assert SessionRecord(session_dir).read_status()["status"] == "cancelled"

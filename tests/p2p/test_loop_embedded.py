@@ -13,7 +13,9 @@ from langmarl.p2p.loop import LoopConfig, run_loop
 def test_two_iterations_with_the_embedded_model_end_with_a_valid_status(tmp_path: Path):
     ledger = UsageLedger()
     llm = LLMClient(
-        LLMConfig.from_preset("local").with_overrides(max_tokens=96), role="p2p", ledger=ledger
+        LLMConfig.from_preset("local").with_overrides(max_tokens=48, timeout=300.0, max_retries=1),
+        role="p2p",
+        ledger=ledger,
     )
     config = LoopConfig(
         env_id="InvertedPendulum-v5", max_iterations=2, pass_threshold=1.0, elaborate=False,
