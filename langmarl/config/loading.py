@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 from typing import Any
@@ -17,9 +18,11 @@ class ConfigKinds:
     """Maps an ``env`` name to its config class. An object, so tests can use a fresh one."""
 
     def __init__(self) -> None:
-        self._kinds: dict[str, type[BaseConfig]] = {}
+        self._kinds: dict[str, type[BaseConfig] | str] = {}
 
-    def register(self, env: str, config_cls: type[BaseConfig]) -> None:
+    def register(self, env: str, config_cls: type[BaseConfig] | str) -> None:
+        """Register ``config_cls`` for ``env``; a ``"module:Class"`` string is imported on
+        first use (for config classes defined outside ``langmarl.config``)."""
         self._kinds[env] = config_cls
 
     def get(self, env: str) -> type[BaseConfig]:
@@ -29,7 +32,11 @@ class ConfigKinds:
             ConfigError: for an unregistered env, with the closest known name.
         """
         if env in self._kinds:
-            return self._kinds[env]
+            kind = self._kinds[env]
+            if isinstance(kind, str):
+                module, _, name = kind.partition(":")
+                kind = self._kinds[env] = getattr(importlib.import_module(module), name)
+            return kind
         raise ConfigError(
             f"Unknown env {env!r} in config.{did_you_mean(env, self._kinds)} "
             f"Known: {', '.join(sorted(self._kinds))}."
@@ -47,6 +54,7 @@ def default_kinds() -> ConfigKinds:
     kinds.register("language", LanguageTaskConfig)
     kinds.register("overcooked", OvercookedConfig)
     kinds.register("pistonball", PistonballConfig)
+    kinds.register("parallel_tasks", "langmarl.parl.config:ParallelTasksConfig")
     return kinds
 
 

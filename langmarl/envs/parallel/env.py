@@ -48,7 +48,8 @@ class ParallelTasksEnv(BaseEnvironment):
             may also be passed directly (``max_subagents=4``, ``combine="join"``).
         llm: The orchestrator's client (the trainer sets it with ``set_llm``).
         subagent_llm: The sub-agents' client (default: ``llm`` under role ``subagent``).
-        reward_fn: A ``PARLReward`` (default: ``PARLReward()`` on first use).
+        reward_fn: A ``PARLReward`` (default: ``PARLReward(**reward_kwargs)`` on first use).
+        reward_kwargs: Arguments of the default ``PARLReward`` (λ ranges, annealing steps).
         training_step: The step λ1/λ2 are annealed at.
     """
 
@@ -65,6 +66,7 @@ class ParallelTasksEnv(BaseEnvironment):
         llm: LLMClient | None = None,
         subagent_llm: LLMClient | None = None,
         reward_fn: Any = None,
+        reward_kwargs: dict[str, Any] | None = None,
         training_step: int = 0,
         **setting_overrides: Any,
     ) -> None:
@@ -81,6 +83,7 @@ class ParallelTasksEnv(BaseEnvironment):
         self.llm = llm
         self.subagent_llm = subagent_llm
         self.reward_fn = reward_fn
+        self.reward_kwargs = dict(reward_kwargs or {})
         self.training_step = training_step
         self._episode: dict[str, Any] | None = None
 
@@ -129,7 +132,7 @@ class ParallelTasksEnv(BaseEnvironment):
         if self.reward_fn is None:
             from langmarl.rewards.parl import PARLReward
 
-            self.reward_fn = PARLReward()
+            self.reward_fn = PARLReward(**self.reward_kwargs)
         return score_traces(traces, self.reward_fn, self.training_step, self.settings.max_subagents)
 
     def to_trajectory(self, task: ParallelTask, trace: ExecutionTrace) -> Trajectory:
@@ -208,6 +211,12 @@ class ParallelTasksEnv(BaseEnvironment):
         trajectory = self.to_trajectory(task, trace)
         return final, trajectory.reward, True, trajectory.metadata
 
+    def training_callbacks(self) -> list[Any]:
+        """Callbacks ``MonteCarloTrainer`` needs on this env: λ annealing and PARL curves."""
+        from langmarl.parl.callbacks import PARLCallback
+
+        return [PARLCallback(self)]
+
     def _clients(self) -> tuple[LLMClient, LLMClient]:
         if self.llm is None:
             raise EnvError(
@@ -230,9 +239,14 @@ def make_parallel_tasks(config: Any = None, **kwargs: Any) -> ParallelTasksEnv:
     """Registry factory: ``make_env("parallel_tasks", config=None, **kwargs)``.
 
     With a config, its ``seed`` seeds the tasks and its actor LLM becomes the
-    orchestrator's client (unless ``llm=`` is given).
+    orchestrator's client (unless ``llm=`` is given); a ``ParallelTasksConfig`` also gives
+    the task set, episode settings and λ schedule.
     """
     if config is not None:
+        for name, value in getattr(config, "env_kwargs", dict)().items():
+            kwargs.setdefault(name, value)
+        if hasattr(config, "reward_kwargs"):
+            kwargs.setdefault("reward_kwargs", config.reward_kwargs())
         if getattr(config, "seed", None) is not None:
             kwargs.setdefault("seed", config.seed)
         if "llm" not in kwargs:

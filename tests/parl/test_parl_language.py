@@ -1,0 +1,64 @@
+"""Language-space PARL with a scripted LLM: λ anneals per iteration, curves are recorded."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from langmarl.core.errors import ConfigError
+from langmarl.envs.parallel.env import ParallelTasksEnv, make_parallel_tasks
+from langmarl.llm.types import ChatRequest
+from langmarl.parl.callbacks import PARLCallback
+from langmarl.parl.config import ParallelTasksConfig
+from langmarl.parl.curves import CURVES_FILE
+from langmarl.testing import ScriptedLLM, scripted_config
+from langmarl.textgrad import CentralizedCritic, PolicyGradientOptimizer
+from langmarl.trainer import MonteCarloTrainer
+
+
+def _reply(request: ChatRequest) -> str:
+    user = str(request.messages[-1]["content"])
+    if "Write the plan now" in user:
+        return "SUBTASK: What is 1 + 1?\nSUBTASK: What is 2 + 2?"
+    if user.startswith("Question:"):
+        return "ANSWER: 2" if "1 + 1" in user else "ANSWER: 4"
+    if "helpers answered" in user:
+        return "2\n4"
+    return "Split every numbered part into its own SUBTASK line."
+
+
+def test_monte_carlo_run_anneals_lambda_and_records_curves(tmp_path: Path) -> None:
+    config = ParallelTasksConfig(
+        exp_name="parl", experiment_dir=str(tmp_path), num_iterations=2,
+        trajectories_per_iteration=2, seed=1,
+    )  # fmt: skip
+    llm = ScriptedLLM(_reply, config=scripted_config(max_retries=0))
+    env = make_parallel_tasks(config, llm=llm)
+    assert isinstance(env, ParallelTasksEnv) and env.reward_kwargs["total_training_steps"] == 2
+    trainer = MonteCarloTrainer(
+        config, env, CentralizedCritic(config, llm=llm),
+        PolicyGradientOptimizer(scripted_config(), llm=llm),
+        callbacks=env.training_callbacks(),
+    )  # fmt: skip
+    assert isinstance(trainer.callbacks[0], PARLCallback)
+    metrics = trainer.train()
+    assert len(metrics) == 2
+    document = trainer.store.read_json("parl", CURVES_FILE)
+    curve = document["curve"]
+    assert [p["step"] for p in curve] == [0, 1]
+    assert [p["lambda1"] for p in curve] == pytest.approx([0.1, 0.05])
+    assert all(p["episodes"] == 2 and p["critical_steps"] < p["serial_steps"] for p in curve)
+    assert len(document["episodes"]) == 4
+    assert curve[1]["total_reward"] < curve[0]["total_reward"]  # same episodes, smaller λ
+
+
+def test_config_validates_and_loads_by_env_name(tmp_path: Path) -> None:
+    from langmarl.config import load_config
+
+    path = tmp_path / "c.json"
+    path.write_text('{"env": "parallel_tasks", "task_set": "documents", "max_subagents": 3}')
+    config = load_config(path)
+    assert isinstance(config, ParallelTasksConfig) and config.max_subagents == 3
+    with pytest.raises(ConfigError):
+        ParallelTasksConfig.from_dict({"task_set": "poems"})
