@@ -217,6 +217,10 @@ class ParallelTasksEnv(BaseEnvironment):
 
         return [PARLCallback(self)]
 
+    def subagent_client(self) -> LLMClient:
+        """The frozen sub-agents' client (``subagent_llm``, else ``llm`` as ``subagent``)."""
+        return self.subagent_llm or self._clients()[1]
+
     def _clients(self) -> tuple[LLMClient, LLMClient]:
         if self.llm is None:
             raise EnvError(

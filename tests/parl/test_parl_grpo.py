@@ -1,0 +1,68 @@
+"""Weight-space PARL with a tiny random model and scripted sub-agents: one GRPO step."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+import transformers
+
+from langmarl.core.errors import LLMError
+from langmarl.envs.parallel.env import ParallelTasksEnv
+from langmarl.llm.types import ChatRequest
+from langmarl.parl.curves import CURVES_FILE
+from langmarl.parl.grpo import OrchestratorGRPO, OrchestratorGRPOConfig
+from langmarl.testing import ScriptedLLM, scripted_config
+
+
+def _tiny_model() -> tuple[Any, Any]:
+    from langmarl.magrpo.policy import embedded_model_dir
+
+    tokenizer = transformers.AutoTokenizer.from_pretrained(embedded_model_dir())
+    tokenizer.pad_token = tokenizer.pad_token or tokenizer.eos_token
+    config = transformers.LlamaConfig(
+        vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+        num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=512,
+        eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id,
+    )  # fmt: skip
+    torch.manual_seed(0)
+    return transformers.LlamaForCausalLM(config), tokenizer
+
+
+def _flaky_subagents() -> Any:
+    """Every third sub-agent call fails, so plans of one group get different rewards."""
+    calls = iter(range(10_000))
+
+    def reply(request: ChatRequest) -> str | BaseException:
+        if next(calls) % 3 == 2:
+            return LLMError("scripted", "scripted", "busy")
+        return "ANSWER: 3"
+
+    return ScriptedLLM(reply, config=scripted_config(max_retries=0))
+
+
+def test_grpo_step_updates_the_orchestrator_and_records_curves(tmp_path: Path) -> None:
+    model, tokenizer = _tiny_model()
+    env = ParallelTasksEnv(num_tasks=2, subagent_llm=_flaky_subagents(), max_subagent_steps=1)
+    config = OrchestratorGRPOConfig(
+        num_steps=2, num_generations=3, max_new_tokens=8, learning_rate=1e-2,
+        output_dir=str(tmp_path), num_threads=1,
+    )  # fmt: skip
+    trainer = OrchestratorGRPO(env, config, model=model, tokenizer=tokenizer)
+    before = [p.detach().clone() for p in model.parameters()]
+    metrics = trainer.train()
+    assert [m["step"] for m in metrics] == [0, 1]
+    assert all(torch.isfinite(torch.tensor(m["loss"])) for m in metrics)
+    assert metrics[0]["lambda1"] == pytest.approx(0.1) and metrics[1]["lambda1"] == pytest.approx(
+        0.05
+    )
+    # random plans fall back to one sub-agent per task part: real sub-agents, real traces
+    assert all(m["num_subagents"] >= 1 and m["critical_steps"] >= 2 for m in metrics)
+    document = json.loads((tmp_path / CURVES_FILE).read_text())
+    assert len(document["episodes"]) == 6 and len(document["curve"]) == 2
+    assert any(m["completed_subtasks"] < m["assigned_subtasks"] for m in metrics)
+    changed = any(not torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True))
+    assert changed
