@@ -119,6 +119,11 @@ def main() -> None:
     ratio = sum(custom) / sum(plain)
     own, mine = sum(plain) / len(plain), sum(custom) / len(custom)
     print(f"PPO env steps/s: own {own:.0f}, custom {mine:.0f}, ratio {ratio:.3f}")
+    extra_us = 1e6 * (1 / raw_custom - 1 / raw_plain)
+    print(
+        f"wrapper cost {extra_us:.1f} us/step = {extra_us * own / 1e4:.2f}% of a PPO step "
+        f"at {own:.0f} steps/s (implied ratio {1 / (1 + extra_us * own / 1e6):.4f})"
+    )
     for runs in (1, 2, 4):
         elapsed, rate = scaling(runs, args.scaling_steps)
         print(

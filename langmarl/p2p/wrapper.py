@@ -7,6 +7,7 @@ shipping a dict per step through ``infos``.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import gymnasium as gym
@@ -70,6 +71,18 @@ def merge_term_stats(stats: list[tuple[dict[str, float], int]]) -> dict[str, flo
     return {name: value / steps for name, value in sums.items()} if steps else {}
 
 
+def route_mujoco_warnings() -> None:
+    """Send MuJoCo's warnings to logging instead of ``MUJOCO_LOG.TXT`` in the working dir
+    (MuJoCo 3.3+ warns about a deprecated attribute in the v5 model files on every load)."""
+    import mujoco
+
+    mujoco.set_mju_user_warning(_log_mujoco_warning)
+
+
+def _log_mujoco_warning(message: str) -> None:
+    logging.getLogger("mujoco").debug("%s", message.strip())
+
+
 def make_env(
     env_id: str,
     reward: RewardFunction | None,
@@ -80,6 +93,7 @@ def make_env(
     height: int = 240,
 ) -> gym.Env:
     """A MuJoCo env, optionally with a custom reward (None keeps the env's own reward)."""
+    route_mujoco_warnings()
     kwargs: dict[str, Any] = {}
     if render:
         kwargs.update(render_mode="rgb_array", width=width, height=height)
