@@ -1,0 +1,226 @@
+"""What MAGRPO, IAC and MAAC share: agents, data order, the step loop, evaluation,
+checkpoints and metrics on disk. Subclasses implement ``training_step``."""
+
+from __future__ import annotations
+
+import logging
+import math
+import random
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from langmarl.core.errors import ConfigError
+from langmarl.core.files import append_jsonl, atomic_write_json
+from langmarl.magrpo import checkpoint as ckpt
+from langmarl.magrpo.config import TrainerConfig
+from langmarl.magrpo.policy import Formatter, build_agents
+from langmarl.magrpo.returns import propagate_returns
+from langmarl.magrpo.rollout import ExternalTransition, RewardFunction, grow_trees
+from langmarl.magrpo.tree import iter_nodes
+
+log = logging.getLogger(__name__)
+
+Example = Mapping[str, Any]
+
+
+def check_dataset(
+    name: str, data: Sequence[Example] | None, required: bool
+) -> list[dict[str, Any]]:
+    """Copy a dataset into a list of dicts, checking each item has a ``prompt``."""
+    if data is None or len(data) == 0:
+        if required:
+            raise ConfigError(f"{name} is empty: pass a list of dicts with a 'prompt' key")
+        return []
+    items = [dict(item) for item in data]
+    for index, item in enumerate(items):
+        if "prompt" not in item:
+            raise ConfigError(
+                f"{name}[{index}] has no 'prompt' key (keys: {sorted(item)}): every example "
+                "needs the task text under 'prompt'"
+            )
+    return items
+
+
+class WeightSpaceTrainer:
+    """Base class: N causal-LM agents trained from rewards on joint completions.
+
+    Args:
+        agents: One per agent: a model name/path (``"smollm2"`` = embedded SmolLM2-135M) or a
+            loaded Hugging Face causal LM (then pass ``tokenizers``).
+        reward_func: ``reward_func(samples: Sequence[JointSample]) -> Sequence[float]``.
+        args: The trainer config.
+        formatters: One ``example -> prompt`` function per agent.
+        tokenizers: One per agent when ``agents`` are loaded models.
+        train_dataset: Examples (dicts with ``prompt`` and task fields).
+        eval_dataset: Held-out examples for :meth:`evaluate`.
+        external_transition: Next-turn prompts per branch (needed when ``num_turns > 1``).
+        eval_reward_func: Reward used by :meth:`evaluate` (default ``reward_func``).
+    """
+
+    algorithm = "base"
+
+    def __init__(
+        self,
+        agents: Sequence[Any],
+        reward_func: RewardFunction,
+        args: TrainerConfig,
+        *,
+        formatters: Sequence[Formatter] | None = None,
+        tokenizers: Sequence[Any] | None = None,
+        train_dataset: Sequence[Example] | None = None,
+        eval_dataset: Sequence[Example] | None = None,
+        external_transition: ExternalTransition | None = None,
+        eval_reward_func: RewardFunction | None = None,
+    ) -> None:
+        if not callable(reward_func):
+            raise ConfigError("reward_func must be callable: (samples) -> list of floats")
+        if args.num_turns > 1 and external_transition is None:
+            raise ConfigError(
+                f"num_turns is {args.num_turns} but external_transition is None: pass "
+                "external_transition=make_external('plain') or your own callable"
+            )
+        self.args = args
+        self.reward_func = reward_func
+        self.eval_reward_func = eval_reward_func or reward_func
+        self.transition = external_transition
+        self.train_dataset = check_dataset("train_dataset", train_dataset, required=True)
+        self.eval_dataset = check_dataset("eval_dataset", eval_dataset, required=False)
+        if args.num_threads is not None:
+            import torch
+
+            torch.set_num_threads(args.num_threads)
+        self.agents = build_agents(agents, args, formatters, tokenizers)
+        self.run_dir = Path(args.output_dir)
+        self.step = 0
+        self.skipped_nonfinite = 0
+
+    # -- subclasses --------------------------------------------------------------------------
+    def training_step(self, examples: list[dict[str, Any]]) -> dict[str, float]:
+        """Roll out on ``examples``, update the agents, return metrics."""
+        raise NotImplementedError
+
+    def extra_state(self) -> dict[str, Any]:
+        """Trainer-specific modules to checkpoint (critics)."""
+        return {}
+
+    def load_extra_state(self, extra: dict[str, Any]) -> None:
+        """Restore what :meth:`extra_state` saved."""
+
+    # -- the loop ----------------------------------------------------------------------------
+    @property
+    def steps_per_epoch(self) -> int:
+        return math.ceil(len(self.train_dataset) / self.args.per_device_train_batch_size)
+
+    @property
+    def total_steps(self) -> int:
+        total = self.steps_per_epoch * self.args.num_train_epochs
+        return min(total, self.args.max_steps) if self.args.max_steps else total
+
+    def batch_for(self, step: int) -> list[dict[str, Any]]:
+        """The examples of global step ``step`` (a seeded shuffle per epoch)."""
+        epoch, position = divmod(step, self.steps_per_epoch)
+        order = list(range(len(self.train_dataset)))
+        random.Random(self.args.seed + epoch).shuffle(order)
+        size = self.args.per_device_train_batch_size
+        return [self.train_dataset[i] for i in order[position * size : (position + 1) * size]]
+
+    def train(self, resume_from: str | Path | None = None) -> list[dict[str, float]]:
+        """Train until ``max_steps`` or the end of the epochs; return the metrics of each step.
+
+        Args:
+            resume_from: ``"latest"`` or a ``checkpoints/step-*`` directory to continue from.
+        """
+        import torch
+
+        if resume_from is not None:
+            self.load_checkpoint(resume_from)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        atomic_write_json(self.run_dir / "config.json", self._config_record())
+        history = []
+        while self.step < self.total_steps:
+            torch.manual_seed(self.args.seed * 100_003 + self.step)
+            started = time.perf_counter()
+            metrics = self.training_step(self.batch_for(self.step))
+            self.step += 1
+            metrics = {"step": self.step, **metrics, "step_seconds": time.perf_counter() - started}
+            metrics["skipped_nonfinite_total"] = self.skipped_nonfinite
+            history.append(metrics)
+            if self.step % self.args.logging_steps == 0 or self.step == self.total_steps:
+                append_jsonl(self.run_dir / "metrics.jsonl", metrics)
+            if self.args.eval_interval and self.step % self.args.eval_interval == 0:
+                self.evaluate()
+            if self.args.save_steps and self.step % self.args.save_steps == 0:
+                self.save_checkpoint()
+        self.save_checkpoint()
+        return history
+
+    def evaluate(self, num_samples: int | None = None) -> dict[str, float]:
+        """Greedy rollouts (one completion per agent per turn) on the held-out set.
+
+        Returns (and appends to ``eval.jsonl``): the mean reward per turn and the mean return.
+        """
+        data = self.eval_dataset or self.train_dataset
+        data = data[: num_samples or self.args.eval_num_samples]
+        roots, levels = grow_trees(
+            self.agents,
+            data,
+            self.eval_reward_func,
+            self.args,
+            num_generations=1,
+            transition=self.transition,
+            greedy=True,
+        )
+        returns = [propagate_returns(root, self.args.discount) for root in roots]
+        result: dict[str, float] = {"step": self.step, "eval_return": sum(returns) / len(returns)}
+        for level in levels:
+            rewards = [r for node in level.nodes for r in node.rewards]
+            result[f"eval_reward_turn{level.turn}"] = sum(rewards) / len(rewards)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        append_jsonl(self.run_dir / "eval.jsonl", result)
+        return result
+
+    # -- checkpoints -------------------------------------------------------------------------
+    def save_checkpoint(self, path: str | Path | None = None) -> Path:
+        """Save every agent (``save_pretrained``), optimizers and trainer state."""
+        target = Path(path) if path else ckpt.checkpoint_dir(self.run_dir, self.step)
+        state = {
+            "algorithm": self.algorithm,
+            "step": self.step,
+            "skipped_nonfinite": self.skipped_nonfinite,
+            "num_agents": self.args.num_agents,
+        }
+        return ckpt.save_checkpoint(target, self.agents, state, self.extra_state())
+
+    def load_checkpoint(self, resume_from: str | Path) -> None:
+        """Restore agents, optimizers, critics and the step counter."""
+        path = ckpt.resolve_checkpoint(self.run_dir, resume_from)
+        state, extra = ckpt.load_checkpoint(path, self.agents)
+        if state.get("algorithm") != self.algorithm:
+            raise ConfigError(
+                f"checkpoint {str(path)!r} was written by {state.get('algorithm')!r}, not "
+                f"{self.algorithm!r}: resume with the same trainer"
+            )
+        self.step = int(state["step"])
+        self.skipped_nonfinite = int(state.get("skipped_nonfinite", 0))
+        self.load_extra_state(extra)
+        log.info("resumed %s from %s at step %d", self.algorithm, path, self.step)
+
+    def _config_record(self) -> dict[str, Any]:
+        return {"algorithm": self.algorithm, **self.args.model_dump(mode="json")}
+
+
+def tree_metrics(roots: Sequence[Any], levels: Sequence[Any]) -> dict[str, float]:
+    """Reward per turn, root value, node and leaf counts of a batch of rollout trees."""
+    metrics: dict[str, float] = {}
+    for level in levels:
+        rewards = [r for node in level.nodes for r in node.rewards]
+        metrics[f"reward_turn{level.turn}"] = sum(rewards) / len(rewards)
+    metrics["reward_mean"] = metrics["reward_turn0"]
+    root_values = [sum(root.returns) / len(root.returns) for root in roots]
+    metrics["return_mean"] = sum(root_values) / len(root_values)
+    nodes = [node for root in roots for node in iter_nodes(root)]
+    metrics["nodes"] = len(nodes)
+    metrics["leaves"] = sum(child is None for node in nodes for child in node.children)
+    return metrics

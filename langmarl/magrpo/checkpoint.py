@@ -1,0 +1,126 @@
+"""Checkpoints of the weight-space trainers: one ``save_pretrained`` directory per agent.
+
+Layout of ``<run>/checkpoints/step-000004/``::
+
+    trainer_state.json        step, skipped updates, config
+    agent-0/                  save_pretrained (model or LoRA adapter) + tokenizer + optimizer.pt
+    agent-1/ …
+    extra.pt                  trainer-specific modules (critics), when any
+
+A checkpoint is written into a hidden staging directory and renamed into place, so a crash
+never leaves a half-written ``step-*`` directory behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from langmarl.core.errors import ConfigError
+from langmarl.core.files import atomic_write_json
+from langmarl.magrpo.policy import Agent
+
+STATE_FILE = "trainer_state.json"
+
+
+def checkpoint_dir(run_dir: Path, step: int) -> Path:
+    """Where the checkpoint of ``step`` lives."""
+    return run_dir / "checkpoints" / f"step-{step:06d}"
+
+
+def latest_checkpoint(run_dir: Path) -> Path | None:
+    """The complete checkpoint with the highest step, or None."""
+    root = run_dir / "checkpoints"
+    if not root.is_dir():
+        return None
+    done = sorted(p for p in root.glob("step-*") if (p / STATE_FILE).is_file())
+    return done[-1] if done else None
+
+
+def save_checkpoint(
+    target: Path, agents: Sequence[Agent], state: dict[str, Any], extra: dict[str, Any] | None
+) -> Path:
+    """Write every agent, the trainer state and ``extra`` (a torch-saveable dict) to ``target``."""
+    import torch
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = target.parent / f".{target.name}.tmp"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir()
+    for agent in agents:
+        folder = staging / agent.name
+        agent.model.save_pretrained(folder)
+        agent.tokenizer.save_pretrained(folder)
+        torch.save(agent.optimizer.state_dict(), folder / "optimizer.pt")
+    if extra:
+        torch.save(extra, staging / "extra.pt")
+    atomic_write_json(staging / STATE_FILE, state)
+    if target.exists():
+        shutil.rmtree(target)
+    os.replace(staging, target)
+    return target
+
+
+def resolve_checkpoint(run_dir: Path, resume_from: str | Path) -> Path:
+    """``"latest"`` → newest checkpoint of the run; otherwise the given directory.
+
+    Raises:
+        ConfigError: if there is no such checkpoint.
+    """
+    path = latest_checkpoint(run_dir) if str(resume_from) == "latest" else Path(resume_from)
+    if path is None or not (path / STATE_FILE).is_file():
+        raise ConfigError(
+            f"no checkpoint to resume from at {resume_from!r} (run dir {str(run_dir)!r}): "
+            "pass a checkpoints/step-* directory or train without resume_from"
+        )
+    return path
+
+
+def load_checkpoint(path: Path, agents: Sequence[Agent]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Load weights and optimizer state into ``agents``; return ``(trainer_state, extra)``."""
+    import torch
+
+    for agent in agents:
+        folder = path / agent.name
+        if not folder.is_dir():
+            raise ConfigError(
+                f"checkpoint {str(path)!r} has no {agent.name}/: it was written with fewer "
+                "agents; resume with the same num_agents"
+            )
+        _load_weights(agent, folder)
+        optimizer_file = folder / "optimizer.pt"
+        if optimizer_file.is_file():
+            agent.optimizer.load_state_dict(torch.load(optimizer_file, weights_only=False))
+    extra_file = path / "extra.pt"
+    extra = torch.load(extra_file, weights_only=False) if extra_file.is_file() else {}
+    state = json.loads((path / STATE_FILE).read_text(encoding="utf-8"))
+    return state, extra
+
+
+def _load_weights(agent: Agent, folder: Path) -> None:
+    from safetensors.torch import load_file
+
+    if agent.uses_lora:
+        from peft import set_peft_model_state_dict
+
+        weights = load_file(str(folder / "adapter_model.safetensors"), device=agent.device)
+        set_peft_model_state_dict(agent.model, weights)
+        return
+    files = sorted(folder.glob("model*.safetensors"))
+    if not files:
+        raise ConfigError(
+            f"{str(folder)!r} holds no model*.safetensors: not a full-model checkpoint"
+        )
+    state: dict[str, Any] = {}
+    for file in files:
+        state.update(load_file(str(file), device=agent.device))
+    result = agent.model.load_state_dict(state, strict=False)
+    if result.unexpected_keys:
+        raise ConfigError(
+            f"{agent.name}: checkpoint weights do not fit the model "
+            f"(unexpected {result.unexpected_keys[:3]}): resume with the same model"
+        )

@@ -1,0 +1,177 @@
+"""Configuration of the weight-space trainers (MAGRPO, IAC, MAAC).
+
+Every default lives here, documented once under its field; the CLI, the API and the docs read
+them from these classes.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from langmarl.core.errors import ConfigError
+
+JointMode = Literal["align", "cross"]
+AdvantageMode = Literal["mean", "raw", "max", "rloo"]
+LossReduction = Literal["token", "sequence"]
+CriticType = Literal["v", "q"]
+
+
+class LoRAConfig(BaseModel):
+    """Low-rank adapters (peft) instead of full fine-tuning."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    r: int = Field(default=16, ge=1)
+    """Rank of the adapter matrices."""
+    alpha: int = Field(default=32, ge=1)
+    """Scaling numerator (the update is scaled by alpha / r)."""
+    dropout: float = Field(default=0.0, ge=0.0, lt=1.0)
+    """Dropout on the adapter input."""
+    target_modules: list[str] = Field(default_factory=lambda: ["q_proj", "v_proj"])
+    """Names of the linear layers that get adapters."""
+
+
+class TrainerConfig(BaseModel):
+    """Settings shared by MAGRPO, IAC and MAAC: generation, optimization, runs on disk."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    output_dir: str = "runs/magrpo"
+    """Run directory: metrics.jsonl, checkpoints/, eval results."""
+    num_agents: int = Field(default=2, ge=1)
+    """Number of agents N (1 is plain GRPO)."""
+    num_turns: int = Field(default=1, ge=1)
+    """Turns T per episode; turns after the first get prompts from the external feedback."""
+    discount: float = Field(default=0.9, ge=0.0, le=1.0)
+    """Discount applied to values of later turns."""
+    max_new_tokens: int = Field(default=64, ge=1)
+    """Maximum completion length per agent per turn."""
+    max_prompt_tokens: int = Field(default=512, ge=8)
+    """Prompts are truncated from the left to this many tokens."""
+    temperature: float = Field(default=0.8, gt=0.0)
+    """Sampling temperature during rollouts."""
+    top_p: float = Field(default=0.95, gt=0.0, le=1.0)
+    """Nucleus sampling mass during rollouts."""
+    top_k: int | None = Field(default=None, ge=1)
+    """Top-k sampling during rollouts (None: off)."""
+    use_chat_template: bool = True
+    """Wrap each formatted prompt in the tokenizer's chat template (if it has one)."""
+    learning_rate: float = Field(default=1e-5, gt=0.0)
+    """AdamW learning rate (per agent optimizer)."""
+    weight_decay: float = Field(default=0.0, ge=0.0)
+    """AdamW weight decay."""
+    max_grad_norm: float | None = Field(default=1.0, gt=0.0)
+    """Gradient clipping per agent (None: off)."""
+    beta: float = Field(default=0.0, ge=0.0)
+    """Weight of the KL penalty to the initial (reference) policy; 0 skips the reference model."""
+    loss_reduction: LossReduction = "token"
+    """'token': average over every completion token of the batch; 'sequence': per completion."""
+    micro_batch_size: int = Field(default=8, ge=1)
+    """Sequences per forward/backward pass (gradients accumulate across micro-batches)."""
+    per_device_train_batch_size: int = Field(default=1, ge=1)
+    """Dataset examples (tree roots) per training step."""
+    num_train_epochs: int = Field(default=1, ge=1)
+    """Passes over the training set."""
+    max_steps: int | None = Field(default=None, ge=1)
+    """Stop after this many steps (None: run all epochs)."""
+    lora: LoRAConfig | None = None
+    """Train LoRA adapters instead of all weights (needs peft: pip install 'langmarl[weights]')."""
+    agent_devices: list[str] | None = None
+    """Device per agent, e.g. ["cuda:0", "cuda:1"] or ["cpu", "cpu"] (None: all on cpu)."""
+    external_prompt_passthrough: bool = False
+    """Use prompts returned by the external feedback as-is instead of re-running the formatter."""
+    logging_steps: int = Field(default=1, ge=1)
+    """Write a metrics line every this many steps."""
+    save_steps: int | None = Field(default=None, ge=1)
+    """Save a checkpoint every this many steps (None: only at the end)."""
+    eval_interval: int | None = Field(default=None, ge=1)
+    """Evaluate on the held-out set every this many steps (None: only when asked)."""
+    eval_num_samples: int = Field(default=4, ge=1)
+    """Held-out examples per evaluation."""
+    num_threads: int | None = Field(default=None, ge=1)
+    """torch.set_num_threads for the run (None: leave torch's default)."""
+    seed: int = 0
+    """Seed for sampling and data order."""
+
+    @model_validator(mode="after")
+    def _check_devices(self) -> TrainerConfig:
+        if self.agent_devices is not None and len(self.agent_devices) != self.num_agents:
+            raise ConfigError(
+                f"agent_devices has {len(self.agent_devices)} entries but num_agents is "
+                f"{self.num_agents}: give one device per agent (e.g. {['cpu'] * self.num_agents})"
+            )
+        return self
+
+    def device_of(self, agent: int) -> str:
+        """The device agent ``agent`` lives on."""
+        return self.agent_devices[agent] if self.agent_devices else "cpu"
+
+
+class MAGRPOConfig(TrainerConfig):
+    """Multi-agent group-relative policy optimization over tree-structured rollouts."""
+
+    num_generations: int = Field(default=4)
+    """G: completions per agent at every tree node (must be at least 2)."""
+    joint_mode: JointMode = "align"
+    """'align': the g-th completions of all agents form G joint actions per node (G^T leaves);
+    'cross': the Cartesian product, G^N joint actions per node (G^(N·T) leaves)."""
+    advantage_mode: AdvantageMode = "mean"
+    """Baseline of the group advantage: value minus group mean ('mean'), the value itself
+    ('raw'), minus the group max ('max'), minus the mean of the other members ('rloo')."""
+    normalize_advantage: bool = False
+    """Divide each group's advantages by their standard deviation."""
+    termination_threshold: float | None = None
+    """Stop expanding a node when the mean immediate reward of its joint actions exceeds this."""
+    max_tree_nodes: int = Field(default=4096, ge=1)
+    """Refuse configurations whose full tree has more nodes than this (memory guard)."""
+
+    @model_validator(mode="after")
+    def _check_group(self) -> MAGRPOConfig:
+        if self.num_generations < 2:
+            raise ConfigError(
+                f"num_generations is {self.num_generations}, but MAGRPO needs at least 2 "
+                "completions per group to compare: set num_generations >= 2 (e.g. 4), or use "
+                "IACTrainer/MAACTrainer for one sample per turn"
+            )
+        from langmarl.magrpo.tree import node_count
+
+        nodes = node_count(self.num_agents, self.num_generations, self.num_turns, self.joint_mode)
+        if nodes > self.max_tree_nodes:
+            raise ConfigError(
+                f"the {self.joint_mode} rollout tree for N={self.num_agents}, "
+                f"G={self.num_generations}, T={self.num_turns} has {nodes} nodes "
+                f"(max_tree_nodes={self.max_tree_nodes}): lower num_generations or num_turns, "
+                "use joint_mode='align', set termination_threshold, or raise max_tree_nodes"
+            )
+        return self
+
+
+class ActorCriticConfig(TrainerConfig):
+    """IAC / MAAC: actors with value-head critics and TD(0) targets across turns."""
+
+    num_generations: int = Field(default=1, ge=1)
+    """Completions per agent per turn; must be 1 when num_turns > 1."""
+    critic_type: CriticType = "v"
+    """'v': the critic scores the prompt (state); 'q': prompt and completion (state-action)."""
+    use_separate_critic: bool = False
+    """IAC only: give each agent its own critic model instead of a value head on its actor."""
+    critic_learning_rate: float = Field(default=1e-5, gt=0.0)
+    """Learning rate of separate/centralized critics."""
+    value_loss_coef: float = Field(default=0.5, ge=0.0)
+    """Weight of the value loss (shared actor-critic models)."""
+    normalize_advantage: bool = True
+    """Normalize the TD advantages over the batch of each agent."""
+    value_clip: float | None = Field(default=None, gt=0.0)
+    """Clip the value loss error to this magnitude (None: off)."""
+
+    @model_validator(mode="after")
+    def _check_generations(self) -> ActorCriticConfig:
+        if self.num_turns > 1 and self.num_generations != 1:
+            raise ConfigError(
+                f"num_generations is {self.num_generations} with num_turns={self.num_turns}: "
+                "multi-turn IAC/MAAC follows one trajectory per episode, set num_generations=1 "
+                "(or use MAGRPO for rollout trees)"
+            )
+        return self

@@ -1,0 +1,262 @@
+"""Batched sampling of completions and batched scoring of them under a policy."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from langmarl.magrpo.loss import completion_mask, token_logprobs
+
+if TYPE_CHECKING:
+    import torch
+
+    from langmarl.magrpo.config import TrainerConfig
+
+
+@dataclass
+class GenerationBatch:
+    """Completions sampled for a list of prompts, G per prompt (row ``p * G + g``).
+
+    Attributes:
+        sequences: ``(B, P + C)`` left-padded prompt ids followed by completion ids.
+        attention_mask: ``(B, P + C)`` 1 for real prompt and completion tokens.
+        prompt_length: P, the padded prompt width.
+        completion_mask: ``(B, C)`` 1 for generated tokens up to and including the stop token.
+        texts: Decoded completions (special tokens removed).
+    """
+
+    sequences: torch.Tensor
+    attention_mask: torch.Tensor
+    prompt_length: int
+    completion_mask: torch.Tensor
+    texts: list[str]
+
+    @property
+    def completion_ids(self) -> torch.Tensor:
+        """``(B, C)`` generated ids (padding included)."""
+        return self.sequences[:, self.prompt_length :]
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+
+def stop_token_ids(tokenizer: Any, model: Any) -> list[int]:
+    """Ids that end a completion: the tokenizer's EOS and the model's generation EOS ids."""
+    ids: set[int] = set()
+    for source in (tokenizer.eos_token_id, getattr(model.generation_config, "eos_token_id", None)):
+        if isinstance(source, int):
+            ids.add(source)
+        elif isinstance(source, (list, tuple)):
+            ids.update(int(i) for i in source)
+    return sorted(ids)
+
+
+def render_prompt(tokenizer: Any, text: str, use_chat_template: bool) -> str:
+    """The prompt string fed to the model (chat template applied when asked and available)."""
+    if use_chat_template and getattr(tokenizer, "chat_template", None):
+        return str(
+            tokenizer.apply_chat_template(
+                [{"role": "user", "content": text}], tokenize=False, add_generation_prompt=True
+            )
+        )
+    return text
+
+
+def generate(
+    model: Any,
+    tokenizer: Any,
+    prompts: Sequence[str],
+    num_generations: int,
+    config: TrainerConfig,
+    greedy: bool = False,
+) -> GenerationBatch:
+    """Sample ``num_generations`` completions for every prompt in one ``generate`` call.
+
+    Args:
+        model: A Hugging Face causal LM (or peft model).
+        tokenizer: Its tokenizer.
+        prompts: Prompt texts (formatted, before the chat template).
+        num_generations: G completions per prompt.
+        config: Sampling settings (max_new_tokens, temperature, top_p, top_k, chat template).
+        greedy: Decode greedily (evaluation).
+    """
+    import torch
+
+    device = next(model.parameters()).device
+    rendered = [render_prompt(tokenizer, p, config.use_chat_template) for p in prompts]
+    tokenizer.padding_side, tokenizer.truncation_side = "left", "left"
+    encoded = tokenizer(
+        rendered,
+        return_tensors="pt",
+        padding=True,
+        truncation=True,
+        max_length=config.max_prompt_tokens,
+        add_special_tokens=False,
+    )
+    input_ids = encoded["input_ids"].repeat_interleave(num_generations, dim=0).to(device)
+    prompt_mask = encoded["attention_mask"].repeat_interleave(num_generations, dim=0).to(device)
+    stops = stop_token_ids(tokenizer, model)
+    completion_ids = decode(
+        model,
+        encoded["input_ids"].to(device),
+        encoded["attention_mask"].to(device),
+        num_generations,
+        config.max_new_tokens,
+        stops,
+        Sampling.from_config(config, greedy),
+        pad_id=int(tokenizer.pad_token_id),
+    )
+    sequences = torch.cat([input_ids, completion_ids], dim=1)
+    prompt_length = input_ids.shape[1]
+    mask = completion_mask(completion_ids, stops)
+    texts = _decode(tokenizer, sequences[:, prompt_length:], mask)
+    full_mask = torch.cat([prompt_mask, mask.long()], dim=1)
+    return GenerationBatch(sequences, full_mask, prompt_length, mask, texts)
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """How the next token is picked: greedy, or sampled with temperature/top-p/top-k."""
+
+    greedy: bool = False
+    temperature: float = 1.0
+    top_p: float = 1.0
+    top_k: int | None = None
+
+    @classmethod
+    def from_config(cls, config: TrainerConfig, greedy: bool = False) -> Sampling:
+        return cls(greedy, config.temperature, config.top_p, config.top_k)
+
+
+def sample_tokens(logits: torch.Tensor, sampling: Sampling) -> torch.Tensor:
+    """Pick one token per row, vectorized over the batch.
+
+    Args:
+        logits: ``(B, V)`` next-token logits.
+        sampling: The rule.
+
+    Returns:
+        ``(B,)`` token ids.
+    """
+    import torch
+
+    if sampling.greedy:
+        return logits.argmax(dim=-1)
+    scaled = logits.float() / sampling.temperature
+    if sampling.top_k is not None and sampling.top_k < scaled.shape[-1]:
+        kth = torch.topk(scaled, sampling.top_k, dim=-1).values[:, -1:]
+        scaled = scaled.masked_fill(scaled < kth, float("-inf"))
+    if sampling.top_p < 1.0:
+        sorted_logits, order = scaled.sort(dim=-1, descending=True)
+        probs = torch.softmax(sorted_logits, dim=-1)
+        outside = probs.cumsum(dim=-1) - probs > sampling.top_p
+        sorted_logits = sorted_logits.masked_fill(outside, float("-inf"))
+        scaled = torch.full_like(scaled, float("-inf")).scatter(-1, order, sorted_logits)
+    return torch.multinomial(torch.softmax(scaled, dim=-1), 1).squeeze(-1)
+
+
+def decode(
+    model: Any,
+    input_ids: torch.Tensor,
+    attention_mask: torch.Tensor,
+    num_generations: int,
+    max_new_tokens: int,
+    stop_ids: Sequence[int],
+    sampling: Sampling,
+    pad_id: int,
+) -> torch.Tensor:
+    """Sample ``num_generations`` continuations of each left-padded prompt.
+
+    Each distinct prompt is prefilled once and its KV cache repeated G times; rows that hit a
+    stop token leave the batch (and the cache) at once.
+
+    Returns:
+        ``(B * G, C)`` completion ids (row ``p * G + g``), ``pad_id`` after the stop token.
+    """
+    import torch
+
+    with torch.inference_mode():
+        positions = (attention_mask.cumsum(-1) - 1).clamp(min=0)
+        out = model(
+            input_ids=input_ids,
+            attention_mask=attention_mask,
+            position_ids=positions,
+            use_cache=True,
+            logits_to_keep=1,
+        )
+        cache, logits = out.past_key_values, out.logits[:, -1, :]
+        if num_generations > 1:
+            cache.batch_repeat_interleave(num_generations)
+            logits = logits.repeat_interleave(num_generations, dim=0)
+        mask = attention_mask.repeat_interleave(num_generations, dim=0)
+        last_position = positions[:, -1:].repeat_interleave(num_generations, dim=0)
+        rows = mask.shape[0]
+        result = torch.full((rows, max_new_tokens), pad_id, dtype=torch.long, device=mask.device)
+        active = torch.arange(rows, device=mask.device)
+        stops = torch.tensor(list(stop_ids), dtype=torch.long, device=mask.device)
+        width = 0
+        for step in range(max_new_tokens):
+            picked = sample_tokens(logits, sampling)
+            result[active, step] = picked
+            width = step + 1
+            alive = ~torch.isin(picked, stops)
+            if step == max_new_tokens - 1 or not bool(alive.any()):
+                break
+            if not bool(alive.all()):
+                cache.batch_select_indices(alive.nonzero().squeeze(-1))
+                active, picked, mask = active[alive], picked[alive], mask[alive]
+                last_position = last_position[alive]
+            mask = torch.cat([mask, mask.new_ones((mask.shape[0], 1))], dim=1)
+            last_position = last_position + 1
+            out = model(
+                input_ids=picked[:, None],
+                attention_mask=mask,
+                position_ids=last_position,
+                past_key_values=cache,
+                use_cache=True,
+            )
+            cache, logits = out.past_key_values, out.logits[:, -1, :]
+    return result[:, : max(width, 1)].clone()
+
+
+def _decode(tokenizer: Any, completion_ids: torch.Tensor, mask: torch.Tensor) -> list[str]:
+    """Decode the scored tokens of each completion, dropping special tokens."""
+    lengths = mask.sum(dim=1).long().tolist()
+    rows = completion_ids.tolist()
+    return [
+        tokenizer.decode(row[:n], skip_special_tokens=True).strip()
+        for row, n in zip(rows, lengths, strict=True)
+    ]
+
+
+def completion_logprobs(
+    model: Any, sequences: torch.Tensor, attention_mask: torch.Tensor, prompt_length: int
+) -> torch.Tensor:
+    """Log-probabilities of the completion tokens in one forward pass.
+
+    Position ids follow the attention mask, so left padding does not shift positions (the same
+    positions ``generate`` used).
+
+    Args:
+        model: The causal LM.
+        sequences: ``(B, P + C)`` ids.
+        attention_mask: ``(B, P + C)`` mask.
+        prompt_length: P.
+
+    Returns:
+        ``(B, C)`` log-probabilities (padding positions hold junk; mask them). Only the
+        completion positions go through the LM head (``logits_to_keep``).
+    """
+    import torch
+
+    position_ids = (attention_mask.long().cumsum(dim=-1) - 1).clamp(min=0)
+    completion_length = sequences.shape[1] - prompt_length
+    logits = model(
+        input_ids=sequences,
+        attention_mask=attention_mask,
+        position_ids=position_ids,
+        logits_to_keep=completion_length + 1,
+    ).logits
+    predicting = logits[:, -(completion_length + 1) : -1, :]
+    return token_logprobs(predicting, sequences[:, prompt_length:]).to(torch.float32)
