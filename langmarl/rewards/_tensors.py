@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import torch
+from langmarl.core.errors import LangmarlError, MissingDependencyError
 
-from langmarl.core.errors import LangmarlError
+try:
+    import torch
+except ImportError:  # pragma: no cover - depends on the installation
+    raise MissingDependencyError("torch", "local", "PARL rewards and critical steps") from None
 
 
 class RewardInputError(LangmarlError, ValueError):

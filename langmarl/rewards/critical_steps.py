@@ -14,10 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import torch
-from torch import nn
+from langmarl.rewards._tensors import RewardInputError, as_float, check_non_negative, torch
 
-from langmarl.rewards._tensors import RewardInputError, as_float, check_non_negative
+nn = torch.nn
 
 Stage = tuple[float, Sequence[float]]
 """One stage as plain numbers: ``(main_steps, [steps of each sub-agent])``."""

@@ -32,9 +32,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import torch
-from torch import nn
-
 from langmarl.core.errors import ConfigError
 from langmarl.rewards._tensors import (
     RewardInputError,
@@ -43,7 +40,10 @@ from langmarl.rewards._tensors import (
     check_non_negative,
     check_positive_number,
     check_same_shape,
+    torch,
 )
+
+nn = torch.nn
 
 __all__ = [
     "PARLReward",
