@@ -56,6 +56,13 @@ _NAMES = {
     "RewardFunction": "langmarl.p2p.reward",
     "IterationRecord": "langmarl.p2p.records",
     "SessionRecord": "langmarl.p2p.records",
+    # PARL (issue 7)
+    "PARLReward": "langmarl.rewards.parl",
+    "CriticalStepsMetric": "langmarl.rewards.critical_steps",
+    "ParallelTasksEnv": "langmarl.envs.parallel.env",
+    "ParallelTasksConfig": "langmarl.parl.config",
+    "OrchestratorGRPO": "langmarl.parl.grpo",
+    "OrchestratorGRPOConfig": "langmarl.parl.grpo",
     # errors
     "LangmarlError": "langmarl.core.errors",
     "ConfigError": "langmarl.core.errors",
@@ -79,6 +86,7 @@ if TYPE_CHECKING:
     )
     from langmarl.core.errors import ConfigError, LangmarlError, LLMError
     from langmarl.core.records import Evaluation, Step, Trajectory
+    from langmarl.envs.parallel.env import ParallelTasksEnv
     from langmarl.envs.registry import list_envs, make_env, register_env
     from langmarl.llm.client import LLMClient
     from langmarl.llm.config import LLMConfig
@@ -86,6 +94,10 @@ if TYPE_CHECKING:
     from langmarl.llm.tracker import TokenTracker, UsageLedger
     from langmarl.p2p.records import IterationRecord, SessionRecord
     from langmarl.p2p.reward import RewardFunction
+    from langmarl.parl.config import ParallelTasksConfig
+    from langmarl.parl.grpo import OrchestratorGRPO, OrchestratorGRPOConfig
+    from langmarl.rewards.critical_steps import CriticalStepsMetric
+    from langmarl.rewards.parl import PARLReward
     from langmarl.store.checkpoint import PolicyCheckpoint
     from langmarl.store.local import LocalStore
     from langmarl.store.logger import RunLogger
