@@ -17,6 +17,7 @@ COMMAND_MODULES = [
     "langmarl.cli.config_commands",
     "langmarl.cli.p2p_commands",
     "langmarl.cli.train_commands",
+    "langmarl.cli.parl_commands",
 ]
 
 

@@ -1,0 +1,48 @@
+"""`langmarl parl` commands: curves printing, config checks, the shipped configs load."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from langmarl.cli import build_app
+from langmarl.config import load_config
+from langmarl.parl.config import ParallelTasksConfig
+from langmarl.parl.curves import CURVES_FILE, curves_document, episode_row
+from langmarl.parl.grpo import OrchestratorGRPOConfig
+
+CONFIGS = Path(__file__).resolve().parents[2] / "configs" / "parl"
+
+
+def test_curves_command_prints_the_table(tmp_path: Path) -> None:
+    rows = [episode_row(0, {"critical_steps": 3, "serial_steps": 6, "parl": {"total_reward": 0.7}})]
+    (tmp_path / CURVES_FILE).write_text(json.dumps(curves_document(rows)))
+    result = CliRunner().invoke(build_app(), ["parl", "curves", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "PARL curve" in result.output and "2.000" in result.output  # speedup 6/3
+
+
+def test_curves_command_names_a_missing_file(tmp_path: Path) -> None:
+    result = CliRunner().invoke(build_app(), ["parl", "curves", str(tmp_path)])
+    assert result.exit_code != 0
+
+
+def test_train_rejects_a_config_of_another_env(tmp_path: Path) -> None:
+    path = tmp_path / "c.json"
+    path.write_text('{"env": "language"}')
+    result = CliRunner().invoke(build_app(), ["parl", "train", str(path)])
+    assert result.exit_code != 0 and "parallel_tasks" in str(result.exception)
+
+
+@pytest.mark.parametrize("name", ["language_arithmetic.json", "language_tiny.json"])
+def test_shipped_language_configs_load(name: str) -> None:
+    assert isinstance(load_config(CONFIGS / name), ParallelTasksConfig)
+
+
+def test_shipped_grpo_config_validates() -> None:
+    data = json.loads((CONFIGS / "grpo_tiny.json").read_text())
+    assert OrchestratorGRPOConfig(**data["grpo"]).num_generations == 2
+    assert set(data["env"]) >= {"task_set", "subagent_llm"}
