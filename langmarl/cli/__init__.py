@@ -15,6 +15,7 @@ import typer
 COMMAND_MODULES = [
     "langmarl.cli.llm_commands",
     "langmarl.cli.config_commands",
+    "langmarl.cli.magrpo_commands",
     "langmarl.cli.p2p_commands",
     "langmarl.cli.train_commands",
     "langmarl.cli.parl_commands",

@@ -1,0 +1,118 @@
+"""Checking code written by agents: static AST checks here, tests in the sandbox subprocess.
+
+Agent code never runs in the trainer's process: tests run through
+:func:`langmarl.sandbox.run_python`, one subprocess per check.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+FENCE = re.compile(r"```(?:python|py)?\s*\n(.*?)(?:```|$)", re.DOTALL)
+
+# Runs inside the sandbox: exec the solution, then each test, reporting one JSON line.
+HARNESS = """
+import json, sys
+results = []
+namespace = {}
+try:
+    exec(compile(open("solution.py").read(), "solution.py", "exec"), namespace)
+    loaded = None
+except BaseException as exc:
+    loaded = f"{type(exc).__name__}: {exc}"
+tests = json.load(open("tests.json"))
+for test in tests:
+    if loaded is not None:
+        results.append([False, "solution failed to load: " + loaded])
+        continue
+    try:
+        exec(test, dict(namespace))
+        results.append([True, ""])
+    except BaseException as exc:
+        results.append([False, f"{type(exc).__name__}: {exc}"[:200]])
+print("@@RESULTS@@" + json.dumps(results))
+"""
+
+
+def extract_code(text: str) -> str:
+    """The code in a completion: the first fenced block, else the whole text."""
+    match = FENCE.search(text)
+    return (match.group(1) if match else text).strip()
+
+
+@dataclass
+class StaticReport:
+    """What the AST says about a piece of code."""
+
+    syntax_error: str | None
+    functions: list[str] = field(default_factory=list)
+    calls: list[str] = field(default_factory=list)
+
+
+def static_check(code: str) -> StaticReport:
+    """Parse ``code``: syntax error (with line/column), defined and called function names."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError as exc:
+        return StaticReport(f"SyntaxError line {exc.lineno} col {exc.offset}: {exc.msg}")
+    functions = [n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
+    calls = [
+        n.func.id
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+    ]
+    return StaticReport(None, functions, calls)
+
+
+@dataclass
+class CheckReport:
+    """Results of running tests against combined code."""
+
+    passed: list[bool]
+    errors: list[str]
+
+    @property
+    def fraction(self) -> float:
+        return sum(self.passed) / len(self.passed) if self.passed else 0.0
+
+
+def select_tests(tests: Sequence[str], sandbox_slice: int | str | None) -> list[str]:
+    """``sandbox_slice``: 0, None or "all" → every test; k > 0 → the first k; k < 0 → last |k|."""
+    if sandbox_slice in (0, None, "all"):
+        return list(tests)
+    if not isinstance(sandbox_slice, int):
+        raise ValueError(f"sandbox_slice is {sandbox_slice!r}: use an int, 0, None or 'all'")
+    return list(tests[:sandbox_slice]) if sandbox_slice > 0 else list(tests[sandbox_slice:])
+
+
+def run_tests(code: str, tests: Sequence[str], timeout_s: float = 5.0) -> CheckReport:
+    """Run each test (a statement such as ``assert f(1) == 2``) against ``code`` in the sandbox."""
+    from langmarl.sandbox import SandboxLimits, run_python
+
+    if not tests:
+        return CheckReport([], [])
+    result = run_python(
+        HARNESS,
+        limits=SandboxLimits(timeout_s=timeout_s),
+        files={"solution.py": code, "tests.json": json.dumps(list(tests))},
+    )
+    marker = result.stdout.rfind("@@RESULTS@@")
+    if marker < 0:
+        reason = result.killed_reason or (result.stderr.strip()[-200:] or "no output")
+        return CheckReport([False] * len(tests), [f"run failed: {reason}"] * len(tests))
+    pairs = json.loads(result.stdout[marker + len("@@RESULTS@@") :].strip().splitlines()[0])
+    return CheckReport([bool(ok) for ok, _ in pairs], [str(err) for _, err in pairs])
+
+
+def humaneval_asserts(test: str, entry_point: str) -> list[str]:
+    """Split a HumanEval ``check(candidate)`` body into single assert statements."""
+    asserts = []
+    for line in test.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("assert") and "candidate" in stripped:
+            asserts.append(stripped.replace("candidate", entry_point))
+    return asserts

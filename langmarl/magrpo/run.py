@@ -1,0 +1,133 @@
+"""Run files for the weight-space trainers: one JSON/YAML file → a ready trainer.
+
+Example (``configs/magrpo/writing_tiny.json``)::
+
+    {"algorithm": "magrpo", "task": {"name": "writing"}, "models": ["smollm2", "smollm2"],
+     "external": {"mode": "plain"}, "trainer": {"num_generations": 2, "max_steps": 2}}
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from langmarl.core.errors import ConfigError
+from langmarl.core.validation import config_error
+from langmarl.magrpo.config import ActorCriticConfig, MAGRPOConfig, TrainerConfig
+from langmarl.magrpo.feedback import FeedbackMode
+
+Algorithm = Literal["magrpo", "iac", "maac"]
+TRAINER_CONFIGS: dict[str, type[TrainerConfig]] = {
+    "magrpo": MAGRPOConfig,
+    "iac": ActorCriticConfig,
+    "maac": ActorCriticConfig,
+}
+
+
+class TaskSpec(BaseModel):
+    """Which ready task to train on."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: Literal["coding", "writing"] = "writing"
+    """The task (see ``langmarl.magrpo.tasks``)."""
+    dataset_path: str | None = None
+    """A JSONL file instead of the built-in toy examples (HumanEval format for coding)."""
+    num_train: int | None = Field(default=None, ge=1)
+    """Use only the first examples for training."""
+    num_eval: int = Field(default=2, ge=1)
+    """Held-out examples (taken from the start of the data)."""
+
+
+class ExternalSpec(BaseModel):
+    """External feedback between turns (used when num_turns > 1)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    mode: FeedbackMode = "plain"
+    """'plain', 'level_feedback' (coding only) or 'expert_edits'."""
+    sandbox_slice: int | str | None = 1
+    """level_feedback: tests to run (0/None/'all': every test, k: first k, -k: last k)."""
+    expert_max_tokens: int = Field(default=128, ge=1)
+    """expert_edits: answer budget of the expert (the embedded model)."""
+
+
+class RunConfig(BaseModel):
+    """A weight-space training run."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    algorithm: Algorithm = "magrpo"
+    """'magrpo', 'iac' or 'maac'."""
+    task: TaskSpec = Field(default_factory=TaskSpec)
+    """The task."""
+    models: list[str] = Field(default_factory=lambda: ["smollm2", "smollm2"])
+    """One model name/path per agent ('smollm2' is the embedded SmolLM2-135M-Instruct)."""
+    external: ExternalSpec = Field(default_factory=ExternalSpec)
+    """External feedback."""
+    trainer: dict[str, Any] = Field(default_factory=dict)
+    """Fields of MAGRPOConfig (magrpo) or ActorCriticConfig (iac, maac)."""
+
+    def trainer_config(self) -> TrainerConfig:
+        """The validated trainer config (num_agents follows ``models``)."""
+        cls = TRAINER_CONFIGS[self.algorithm]
+        data = {"num_agents": len(self.models), **self.trainer}
+        try:
+            return cls(**data)
+        except ValidationError as exc:
+            raise config_error(exc, cls, "trainer") from None
+
+
+def load_run_config(path: str | Path, overrides: dict[str, Any] | None = None) -> RunConfig:
+    """Read a run file and apply dotted ``overrides`` (``trainer.max_steps=3``)."""
+    from langmarl.config.loading import apply_overrides, read_mapping
+
+    data = apply_overrides(read_mapping(Path(path)), overrides or {})
+    try:
+        config = RunConfig(**data)
+    except ValidationError as exc:
+        raise config_error(exc, RunConfig, str(path)) from None
+    config.trainer_config()  # fail early on bad trainer fields
+    return config
+
+
+def build_trainer(config: RunConfig) -> Any:
+    """The trainer for a run config, with task data, formatters, reward and feedback."""
+    from langmarl.magrpo.actor_critic import IACTrainer, MAACTrainer
+    from langmarl.magrpo.feedback import make_external
+    from langmarl.magrpo.tasks import get_task
+    from langmarl.magrpo.trainer import MAGRPOTrainer
+
+    task = get_task(
+        config.task.name,
+        dataset_path=config.task.dataset_path,
+        num_train=config.task.num_train,
+        num_eval=config.task.num_eval,
+    )
+    if len(config.models) != task.num_agents:
+        raise ConfigError(
+            f"task {task.name!r} has {task.num_agents} agents but models lists "
+            f"{len(config.models)}: give {task.num_agents} model names"
+        )
+    args = config.trainer_config()
+    external = None
+    if args.num_turns > 1:
+        options: dict[str, Any] = {}
+        if config.external.mode == "level_feedback":
+            options = {"tests": task.feedback_options.get("tests", {})}
+            options["sandbox_slice"] = config.external.sandbox_slice
+        elif config.external.mode == "expert_edits":
+            options = {"max_tokens": config.external.expert_max_tokens}
+        external = make_external(config.external.mode, **options)
+    trainer_cls = {"magrpo": MAGRPOTrainer, "iac": IACTrainer, "maac": MAACTrainer}
+    return trainer_cls[config.algorithm](
+        config.models,
+        task.reward_func,
+        args,
+        formatters=task.formatters,
+        train_dataset=task.train_dataset,
+        eval_dataset=task.eval_dataset,
+        external_transition=external,
+    )

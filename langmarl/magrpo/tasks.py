@@ -1,0 +1,203 @@
+"""Ready cooperative tasks for the weight-space trainers.
+
+- ``coding``: agent 1 writes a helper ``aux``, agent 2 the main function that may call it;
+  HumanEval-style asserts run on the combined code in the sandbox; graded reward levels.
+- ``writing``: agent 1 writes a short summary, agent 2 a longer expansion; the reward scores
+  the length ratio of the two.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from langmarl.core.errors import ConfigError
+from langmarl.core.validation import did_you_mean
+from langmarl.magrpo import prompts
+from langmarl.magrpo.codecheck import extract_code, humaneval_asserts, run_tests, static_check
+from langmarl.magrpo.policy import Formatter
+from langmarl.magrpo.rollout import JointSample
+
+# Tiny built-in problems (HumanEval-style) so the task runs without any data file.
+TOY_CODING = [
+    ("add", "a, b", "the sum of a and b", ["add(1, 2) == 3", "add(-1, 1) == 0"]),
+    ("double", "x", "x times two", ["double(2) == 4", "double(0) == 0"]),
+    ("is_even", "n", "True if n is even", ["is_even(2) is True", "is_even(3) is False"]),
+    ("first", "items", "the first element of a list", ["first([5, 6]) == 5", "first('a') == 'a'"]),
+    ("square", "x", "x squared", ["square(3) == 9", "square(-2) == 4"]),
+    ("maximum", "a, b", "the larger of a and b", ["maximum(1, 2) == 2", "maximum(5, 3) == 5"]),
+]
+
+TOY_TOPICS = [
+    "the ocean", "a rainy day", "coffee", "the moon", "a library", "mountains",
+    "a train journey", "autumn leaves", "a small cat", "the city at night", "bread", "music",
+]  # fmt: skip
+
+
+@dataclass
+class Task:
+    """Everything a trainer needs for one cooperative task."""
+
+    name: str
+    num_agents: int
+    train_dataset: list[dict[str, Any]]
+    eval_dataset: list[dict[str, Any]]
+    formatters: list[Formatter]
+    reward_func: Callable[[Sequence[JointSample]], list[float]]
+    feedback_options: dict[str, Any] = field(default_factory=dict)
+
+
+# -- coding ----------------------------------------------------------------------------------
+
+
+def coding_reward_levels(
+    helper_code: str, main_code: str, entry_point: str, pass_fraction: float | None
+) -> float:
+    """Graded reward of a helper/main pair (0 to 4).
+
+    Levels: 0 if the main code does not parse or does not define ``entry_point``; 1 for a
+    parsing main function; +0.5 if the helper parses and defines ``aux``; +0.5 more if the main
+    function calls ``aux``; +2 × the fraction of tests passed (``pass_fraction``, None: not run).
+    """
+    main = static_check(main_code)
+    if main.syntax_error or entry_point not in main.functions:
+        return 0.0
+    reward = 1.0
+    helper = static_check(helper_code)
+    if helper.syntax_error is None and "aux" in helper.functions:
+        reward += 0.5
+        if "aux" in main.calls:
+            reward += 0.5
+    return reward + 2.0 * (pass_fraction or 0.0)
+
+
+def coding_reward(samples: Sequence[JointSample]) -> list[float]:
+    """Reward of each (helper, main) joint completion; tests run in the sandbox."""
+    rewards = []
+    for sample in samples:
+        helper, main = (extract_code(text) for text in sample.completions[:2])
+        entry = str(sample.example["entry_point"])
+        fraction = None
+        if static_check(main).syntax_error is None:
+            code = f"{helper}\n\n{main}" if static_check(helper).syntax_error is None else main
+            fraction = run_tests(code, list(sample.example["tests"])).fraction
+        rewards.append(coding_reward_levels(helper, main, entry, fraction))
+    return rewards
+
+
+def _coding_items(dataset_path: str | None) -> list[dict[str, Any]]:
+    if dataset_path is None:
+        return [
+            {
+                "prompt": f'def {entry}({args}):\n    """Return {doc}."""\n',
+                "entry_point": entry,
+                "tests": [f"assert {check}" for check in checks],
+            }
+            for entry, args, doc, checks in TOY_CODING
+        ]
+    path = Path(dataset_path)
+    if not path.is_file():
+        raise ConfigError(
+            f"dataset_path {dataset_path!r} does not exist: give a HumanEval-style JSONL file "
+            "(prompt, entry_point, test) or leave it out for the built-in toy problems"
+        )
+    items = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        tests = humaneval_asserts(row["test"], row["entry_point"])
+        items.append({"prompt": row["prompt"], "entry_point": row["entry_point"], "tests": tests})
+    return items
+
+
+def coding_task(
+    dataset_path: str | None = None, num_train: int | None = None, num_eval: int = 2
+) -> Task:
+    """Cooperative coding with two agents (helper + main)."""
+    items = _coding_items(dataset_path)
+    train, evaluation = _split(items, num_train, num_eval)
+    return Task(
+        name="coding",
+        num_agents=2,
+        train_dataset=train,
+        eval_dataset=evaluation,
+        formatters=[
+            lambda ex: prompts.CODING_HELPER.format(prompt=ex["prompt"]),
+            lambda ex: prompts.CODING_MAIN.format(
+                prompt=ex["prompt"], entry_point=ex["entry_point"]
+            ),
+        ],
+        reward_func=coding_reward,
+        feedback_options={"tests": {item["prompt"]: item["tests"] for item in items}},
+    )
+
+
+# -- writing ---------------------------------------------------------------------------------
+
+
+def length_ratio_reward(summary: str, expansion: str, low: float = 2.0, high: float = 3.0) -> float:
+    """1.0 when ``len(expansion) / len(summary)`` (in words) is within [low, high], falling
+    linearly to 0 at ratio 0 below and at 2 × high above; 0 if either text is empty."""
+    short, long = len(summary.split()), len(expansion.split())
+    if short == 0 or long == 0:
+        return 0.0
+    ratio = long / short
+    if ratio < low:
+        return ratio / low
+    if ratio <= high:
+        return 1.0
+    return max(0.0, 1.0 - (ratio - high) / high)
+
+
+def writing_reward(samples: Sequence[JointSample]) -> list[float]:
+    """Length-ratio reward of each (summary, expansion) joint completion."""
+    return [length_ratio_reward(s.completions[0], s.completions[1]) for s in samples]
+
+
+def writing_task(
+    dataset_path: str | None = None, num_train: int | None = None, num_eval: int = 2
+) -> Task:
+    """Cooperative writing with two agents (summary + expansion)."""
+    if dataset_path is None:
+        items = [{"prompt": topic} for topic in TOY_TOPICS]
+    else:
+        path = Path(dataset_path)
+        if not path.is_file():
+            raise ConfigError(f"dataset_path {dataset_path!r} does not exist: give a JSONL file")
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        items = [{"prompt": str(row.get("prompt") or row.get("input") or row)} for row in rows]
+    train, evaluation = _split(items, num_train, num_eval)
+    return Task(
+        name="writing",
+        num_agents=2,
+        train_dataset=train,
+        eval_dataset=evaluation,
+        formatters=[
+            lambda ex: prompts.WRITING_SUMMARY.format(prompt=ex["prompt"]),
+            lambda ex: prompts.WRITING_EXPANSION.format(prompt=ex["prompt"]),
+        ],
+        reward_func=writing_reward,
+    )
+
+
+def _split(
+    items: list[dict[str, Any]], num_train: int | None, num_eval: int
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    if len(items) <= num_eval:
+        raise ConfigError(f"only {len(items)} examples: lower num_eval (now {num_eval})")
+    evaluation, train = items[:num_eval], items[num_eval:]
+    return (train[:num_train] if num_train else train), evaluation
+
+
+TASKS: dict[str, Callable[..., Task]] = {"coding": coding_task, "writing": writing_task}
+
+
+def get_task(name: str, **options: Any) -> Task:
+    """A ready task by name (``coding`` or ``writing``); ``options`` go to its builder."""
+    if name not in TASKS:
+        raise ConfigError(
+            f"task {name!r} is unknown.{did_you_mean(name, TASKS)} Use one of {sorted(TASKS)}"
+        )
+    return TASKS[name](**options)
