@@ -1,8 +1,9 @@
 """Tic-tac-toe rules and an exact solver, as pure functions over 9-cell boards.
 
 A board is a sequence of nine cells, each ``"X"``, ``"O"`` or ``" "``, indexed row by row
-from 0. The solver memoizes every reachable position (about 5,500, times whose turn it is),
-so after the first query each optimal move is a table lookup instead of a fresh tree search.
+from 0; internally two 9-bit masks. The solver memoizes every reachable position (about
+5,500), so after the first query each optimal move is a table lookup instead of a fresh
+tree search.
 Scores prefer quick wins and slow losses: ``10 - filled cells`` for an X win, its negative
 for an O win, 0 for a draw.
 """
@@ -39,17 +40,33 @@ def board_key(board: Sequence[str]) -> str:
     return key
 
 
-@cache
-def _winner(key: str) -> Winner | None:
-    for a, b, c in WIN_COMBINATIONS:
-        if key[a] != " " and key[a] == key[b] == key[c]:
-            return key[a]  # type: ignore[return-value]
-    return "draw" if " " not in key else None
+_LINE_MASKS = tuple(sum(1 << i for i in line) for line in WIN_COMBINATIONS)
+_HAS_LINE = frozenset(b for b in range(512) if any(b & m == m for m in _LINE_MASKS))
+_FULL = 0x1FF
+
+
+def _bits(key: str) -> tuple[int, int]:
+    """The X and O cells of a board key as 9-bit masks (bit i = cell i)."""
+    x = o = 0
+    for i, cell in enumerate(key):
+        if cell == "X":
+            x |= 1 << i
+        elif cell == "O":
+            o |= 1 << i
+    return x, o
+
+
+def _winner_bits(x: int, o: int) -> Winner | None:
+    if x in _HAS_LINE:
+        return "X"
+    if o in _HAS_LINE:
+        return "O"
+    return "draw" if x | o == _FULL else None
 
 
 def check_winner(board: Sequence[str]) -> Winner | None:
     """``"X"`` or ``"O"`` if that side has three in a row, ``"draw"`` if full, else ``None``."""
-    return _winner(board_key(board))
+    return _winner_bits(*_bits(board_key(board)))
 
 
 def available_moves(board: Sequence[str]) -> list[int]:
@@ -58,42 +75,49 @@ def available_moves(board: Sequence[str]) -> list[int]:
 
 
 @cache
-def _score(key: str, x_to_move: bool) -> int:
-    winner = _winner(key)
-    filled = 9 - key.count(" ")
-    if winner == "X":
+def _score(x: int, o: int, x_to_move: bool) -> int:
+    filled = (x | o).bit_count()
+    if x in _HAS_LINE:
         return 10 - filled
-    if winner == "O":
+    if o in _HAS_LINE:
         return filled - 10
-    if winner == "draw":
+    if filled == 9:
         return 0
-    mark = "X" if x_to_move else "O"
-    scores = [
-        _score(key[:i] + mark + key[i + 1 :], not x_to_move) for i in range(9) if key[i] == " "
-    ]
-    return max(scores) if x_to_move else min(scores)
+    quickest = 9 - filled  # the best any move can score: winning right now
+    best = -10 if x_to_move else 10
+    for i in range(9):
+        bit = 1 << i
+        if (x | o) & bit:
+            continue
+        if x_to_move:
+            best = max(best, _score(x | bit, o, False))
+            if best == quickest:
+                break
+        else:
+            best = min(best, _score(x, o | bit, True))
+            if best == -quickest:
+                break
+    return best
 
 
 @cache
-def _best_move(key: str, x_to_move: bool) -> int | None:
-    if _winner(key) is not None:
+def _best_move(x: int, o: int, x_to_move: bool) -> int | None:
+    if _winner_bits(x, o) is not None:
         return None
-    mark = "X" if x_to_move else "O"
-    sign = 1 if x_to_move else -1
-    moves = [i for i in range(9) if key[i] == " "]
-    return max(
-        moves, key=lambda i: (sign * _score(key[:i] + mark + key[i + 1 :], not x_to_move), -i)
-    )
+    moves = [i for i in range(9) if not (x | o) & (1 << i)]
+    if x_to_move:
+        return max(moves, key=lambda i: (_score(x | 1 << i, o, False), -i))
+    return max(moves, key=lambda i: (-_score(x, o | 1 << i, True), -i))
 
 
 def position_score(board: Sequence[str], x_to_move: bool) -> int:
     """Exact minimax score for X (positive: X wins, negative: O wins, 0: draw)."""
-    return _score(board_key(board), x_to_move)
+    return _score(*_bits(board_key(board)), x_to_move)
 
 
 def best_move(board: Sequence[str], x_to_move: bool) -> int | None:
     """An optimal move (lowest index among equals) for the side to move; ``None`` if over."""
-    return _best_move(board_key(board), x_to_move)
+    return _best_move(*_bits(board_key(board)), x_to_move)
 
 
 def value_for_x(board: Sequence[str], x_to_move: bool) -> float:
