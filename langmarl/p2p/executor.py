@@ -19,6 +19,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -116,16 +117,24 @@ def plan_runs(
 def _launch(spec: RunSpec, reward_path: Path) -> subprocess.Popen[bytes]:
     spec.record.path.mkdir(parents=True, exist_ok=True)
     spec.record.save_config(spec.config)
-    log = open(spec.record.path / "executor.log", "wb")  # noqa: SIM115 - closed by the child's exit
     command = [
         sys.executable, "-m", "langmarl.p2p.executor", "--reward-fn", str(reward_path),
         "--config", str(spec.record.config_path), "--runs-dir", str(spec.record.path.parent),
         "--iteration-id", spec.record.path.name,
     ]  # fmt: skip
-    env = {"MUJOCO_GL": "egl", "LP_NUM_THREADS": "1", **os.environ}
-    return subprocess.Popen(
-        command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True
-    )
+    env = {"MUJOCO_GL": "egl", "LP_NUM_THREADS": "1", **training_environ(os.environ)}
+    with open(spec.record.path / "executor.log", "wb") as log:  # the child keeps its own copy
+        return subprocess.Popen(
+            command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True
+        )
+
+
+SECRET_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL")
+
+
+def training_environ(environ: Mapping[str, str]) -> dict[str, str]:
+    """``environ`` without secrets: the training process runs LLM-written reward code."""
+    return {k: v for k, v in environ.items() if not any(m in k.upper() for m in SECRET_MARKERS)}
 
 
 def _kill(process: subprocess.Popen[bytes]) -> None:

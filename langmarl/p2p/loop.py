@@ -39,7 +39,7 @@ from langmarl.p2p.contracts import (
 )
 from langmarl.p2p.env_specs import EnvSpec, get_env_spec
 from langmarl.p2p.executor import run_record, train_runs
-from langmarl.p2p.guardrails import check_guardrails
+from langmarl.p2p.guardrails import check_guardrails, plateau
 from langmarl.p2p.records import IterationRecord, SessionRecord
 from langmarl.p2p.train_config import TrainConfig
 from langmarl.p2p.validation import ValidationResult, validate_reward_code
@@ -182,6 +182,11 @@ class Session:
             use_summary=self.config.summary_judge, vlm=self.vlm, video=video,
         )  # fmt: skip
         judgment = judge.synthesize(scores, warnings, self.config.pass_threshold)
+        past = [s.intent_score for s in self.result.iterations if s.intent_score is not None]
+        stalled = plateau([*past, judgment.intent_score], window=3, rel_tol=0.05)
+        if stalled:
+            judgment.warnings.append(f"intent score {stalled}")
+            judgment.failure_tags.append("intent_plateau")
         it.save_judgment(judgment)
         it.set_status("completed")
         measurements = (

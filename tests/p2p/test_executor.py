@@ -77,3 +77,10 @@ def test_train_runs_kills_a_run_over_its_timeout(tmp_path: Path):
     aggregation = train_runs(iteration, reward, [config], [1], timeout_s=1.0)
     assert aggregation.runs == {}
     assert "timeout" in aggregation.errors["seed_1"]
+
+
+def test_training_environ_drops_secrets():
+    from langmarl.p2p.executor import training_environ
+
+    environ = {"PATH": "/bin", "OPENAI_API_KEY": "sk-x", "HF_TOKEN": "t", "db_password": "p"}
+    assert training_environ(environ) == {"PATH": "/bin"}

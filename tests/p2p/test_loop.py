@@ -70,6 +70,8 @@ def test_max_iterations_revises_reward_and_clamps_hparams(tmp_path: Path):
     assert trainer.calls[1][1].learning_rate == 3e-3
     assert session.iteration_records()[0].revised_reward_path.is_file()
     assert session.read_history()["status"] == "max_iterations"
+    last = session.iteration_records()[-1].read_judgment()
+    assert "intent_plateau" in last.failure_tags and last.warnings[-1].startswith("intent score")
 
 
 def test_best_iteration_is_tracked(tmp_path: Path):
