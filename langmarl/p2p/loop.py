@@ -169,7 +169,8 @@ class Session:
             return f"training failed: {error}"
         run = run_record(it, aggregation)
         summary = run.read_summary() or aggregation.runs[aggregation.best_run or ""]
-        trajectory = judge.load_trajectory(run.trajectory_path) if run.trajectory_path else {}
+        path = run.trajectory_path
+        trajectory = judge.load_trajectory(path) if path and path.suffix == ".npz" else {}
         warnings = check_guardrails(
             summary.term_means,
             [c.mean_return for c in summary.checkpoints],

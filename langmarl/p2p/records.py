@@ -77,9 +77,12 @@ class IterationRecord:
 
     @property
     def trajectory_path(self) -> Path | None:
-        """The latest ``trajectory_<step>.npz`` (None if there is none)."""
-        found = sorted(self.path.glob("trajectory_*.npz"), key=lambda p: _step_of(p.stem))
-        return found[-1] if found else None
+        """The latest ``trajectory_<step>.npz`` (a legacy ``.jsonl`` if no npz; None if none)."""
+        for pattern in ("trajectory_*.npz", "trajectory_*.jsonl"):
+            found = sorted(self.path.glob(pattern), key=lambda p: _step_of(p.stem))
+            if found:
+                return found[-1]
+        return None
 
     def read_config(self) -> dict[str, Any] | None:
         return _read_json(self.config_path)
