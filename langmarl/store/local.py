@@ -140,8 +140,19 @@ class LocalStore:
         return sorted(p for p in folder.glob(pattern) if not p.name.startswith("."))
 
     # -- run metadata -----------------------------------------------------------------------
+    def remove_partial_writes(self, run_id: str) -> int:
+        """Delete temp files a killed writer left behind (``.<name>.*.tmp``); the files they
+        were replacing are intact. Returns how many were removed."""
+        folder = self.run_dir(run_id)
+        leftovers = list(folder.rglob(".*.tmp")) if folder.is_dir() else []
+        for path in leftovers:
+            path.unlink(missing_ok=True)
+        return len(leftovers)
+
     def start_run(self, run_id: str, **fields: Any) -> dict[str, Any]:
-        """Create or resume run ``run_id``: status ``running``, this process as owner."""
+        """Create or resume run ``run_id``: status ``running``, this process as owner
+        (temp files of an interrupted earlier attempt are removed first)."""
+        self.remove_partial_writes(run_id)
         now = time.time()
         info = self.read_json(run_id, RUN_FILE, default={}) or {}
         info.setdefault("run_id", run_id)

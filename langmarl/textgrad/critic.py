@@ -119,7 +119,7 @@ class CentralizedCritic(BaseCritic):
             return Evaluation(raw_response=response, paradigm=self.paradigm, per_agent=per_agent)
         per_agent, status = parse_credit(response, agent_ids)
         if status == "fallback":
-            log.warning("critic reply had no per-agent credit; every agent gets the whole reply")
+            log.debug("critic reply had no per-agent credit; every agent gets the whole reply")
         return Evaluation(
             raw_response=response, paradigm=self.paradigm, per_agent=per_agent, parse_status=status
         )

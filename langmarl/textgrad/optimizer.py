@@ -12,6 +12,7 @@ from langmarl.core.records import PolicyUpdate
 from langmarl.llm.client import LLMClient, run_sync
 from langmarl.llm.config import LLMConfig
 from langmarl.llm.tracker import UsageLedger
+from langmarl.llm.types import system_user_messages
 from langmarl.textgrad import prompts
 from langmarl.textgrad.credit import parse_credit
 
@@ -37,13 +38,26 @@ def _clean_rewrite(text: str) -> str:
     return text
 
 
+def rewrite_problem(text: str, finish_reason: str) -> str | None:
+    """Why a rewritten policy cannot be used, or ``None`` if it can: it was cut off at the
+    token limit, is too short, or is JSON/code rather than instructions."""
+    if finish_reason == "length":
+        return "rewrite was cut off at max_tokens"
+    if len(text) < MIN_REWRITE_CHARS:
+        return f"rewrite too short ({len(text)} chars)"
+    if text.lstrip().startswith(("{", "[", "<")):
+        return "rewrite is not a prompt (starts like JSON/markup)"
+    return None
+
+
 class PolicyGradientOptimizer(BaseOptimizer):
     """LLM-based policy optimizer: gradients (improvement instructions) and updates.
 
     The default update rewrites the policy into a new self-contained prompt with the LLM;
-    if that fails (LLM error, or a reply too short to be a prompt) it falls back to
-    :meth:`apply_gradient`. The reference implementation only appends; rewriting keeps
-    policies from growing an ever longer list of patches.
+    if that fails (LLM error, or a reply that is cut off, too short, or JSON/markup; see
+    :func:`rewrite_problem`) it falls back to :meth:`apply_gradient`. The reference
+    implementation only appends; rewriting keeps policies from growing an ever longer list
+    of patches.
 
     Args:
         llm_config: The optimizer model.
@@ -166,20 +180,21 @@ class PolicyGradientOptimizer(BaseOptimizer):
             )
         base = policy.split(prompts.FEEDBACK_HEADER, 1)[0].rstrip()
         user = _fill(prompts.REWRITE_USER, agent_name=agent_name, policy=base, gradient=gradient)
-        error = None
+        messages = system_user_messages(prompts.REWRITE_SYSTEM, user)
         try:
-            rewritten = _clean_rewrite(await self.llm.achat(prompts.REWRITE_SYSTEM, user))
-            if len(rewritten) >= MIN_REWRITE_CHARS:
+            result = await self.llm.acomplete(messages)
+            rewritten = _clean_rewrite(result.text)
+            error = rewrite_problem(rewritten, result.finish_reason)
+            if error is None:
                 return PolicyUpdate(
                     agent_id=agent_name,
                     method="rewrite",
                     new_policy=rewritten,
                     aggregated_gradient=gradient,
                 )
-            error = f"rewrite too short ({len(rewritten)} chars)"
         except LLMError as exc:
             error = str(exc)
-        log.warning("policy rewrite for %s failed (%s); appending the gradient", agent_name, error)
+        log.debug("policy rewrite for %s failed (%s); appending the gradient", agent_name, error)
         return PolicyUpdate(
             agent_id=agent_name,
             method="append",

@@ -235,9 +235,11 @@ class MonteCarloTrainer:
         phases = PhaseRunner(self, iteration)
         self.current_policies = await phases.load()
         self._emit("on_iteration_start", iteration, self)
-        trajectories = await phases.generate(self.current_policies)
-        evaluations, gradients = await phases.evaluate(self.current_policies, trajectories)
-        updates = await phases.update(self.current_policies, gradients)
+        trajectories = await phases.timed("generate", phases.generate(self.current_policies))
+        evaluations, gradients = await phases.timed(
+            "evaluate", phases.evaluate(self.current_policies, trajectories)
+        )
+        updates = await phases.timed("update", phases.update(self.current_policies, gradients))
         usage = UsageLedger.since(before, self.ledger.by_role())
         stats = iteration_stats(
             iteration,
@@ -249,6 +251,7 @@ class MonteCarloTrainer:
             usage,
         )
         stats["duration_s"] = round(time.monotonic() - started, 3)
+        stats["phase_seconds"] = phases.seconds
         stats["reused_episodes"] = phases.reused
         phases.checkpoint(updates, stats)
         self._sync_metrics()

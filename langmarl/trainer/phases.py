@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+import time
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from langmarl.core.errors import LLMError
 from langmarl.core.records import SHARED, Evaluation, Gradient, Policies, PolicyUpdate, Trajectory
@@ -15,6 +17,7 @@ if TYPE_CHECKING:
     from langmarl.trainer.monte_carlo import MonteCarloTrainer
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class PhaseRunner:
@@ -28,6 +31,14 @@ class PhaseRunner:
         self.t = trainer
         self.iteration = iteration
         self.reused = 0
+        self.seconds: dict[str, float] = {}
+
+    async def timed(self, name: str, work: Awaitable[T]) -> T:
+        """Await ``work``, recording its wall time in ``seconds[name]``."""
+        started = time.perf_counter()
+        result = await work
+        self.seconds[name] = round(time.perf_counter() - started, 3)
+        return result
 
     def _phase(self, name: str, total: int) -> None:
         self.t._emit("on_phase_start", self.iteration, name, total)

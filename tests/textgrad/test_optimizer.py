@@ -52,3 +52,11 @@ async def test_rewrite_is_default_and_falls_back_to_append() -> None:
     assert failed.method == "append" and "down" in (failed.error or "")
     kept = await _opt(["x"]).aupdate_policy("Old.", "  ", "s")
     assert kept.method == "kept" and kept.new_policy == "Old."
+
+
+def test_rewrite_problems() -> None:
+    from langmarl.textgrad.optimizer import rewrite_problem
+
+    assert rewrite_problem("You are careful and check every step.", "stop") is None
+    assert "cut off" in (rewrite_problem("You are careful and check every step.", "length") or "")
+    assert "JSON" in (rewrite_problem('{"type": "system", "name": "x"}', "stop") or "")

@@ -1,0 +1,50 @@
+"""Training process for the kill/resume test: the real language env and trainer with a
+scripted LLM (small latency, so kills land mid-iteration). Usage: kill_target.py RUN_DIR N"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from trainer_fakes import default_reply, role_of
+
+from langmarl.config import LanguageTaskConfig
+from langmarl.envs.language.env import LanguageEnv
+from langmarl.llm.types import ChatRequest
+from langmarl.testing import ScriptedLLM, scripted_config
+from langmarl.textgrad import CentralizedCritic, PolicyGradientOptimizer
+from langmarl.trainer import MonteCarloTrainer
+
+
+def reply(request: ChatRequest) -> str:
+    role = role_of(request)
+    if role == "critic":
+        return '{"researcher": "find the fact", "answerer": "answer briefly"}'
+    if role == "actor":
+        return "Answer: Paris"
+    return default_reply(request)
+
+
+def main() -> None:
+    run_dir, iterations = Path(sys.argv[1]), int(sys.argv[2])
+    config = LanguageTaskConfig(
+        exp_name="killed",
+        task_type="qa",
+        num_iterations=iterations,
+        trajectories_per_iteration=4,
+        experiment_dir=str(run_dir),
+        checkpoint_dir=str(run_dir / "ckpt"),
+        seed=7,
+        optimizer_workers=4,
+    )
+    llm = ScriptedLLM(reply, latency=0.02, config=scripted_config(max_retries=0))
+    env = LanguageEnv(config, llm=llm)
+    critic = CentralizedCritic(config, llm=llm)
+    optimizer = PolicyGradientOptimizer(scripted_config(), llm=llm)
+    MonteCarloTrainer(config, env, critic, optimizer).train()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,38 @@
+"""One real iteration on the embedded model for qa, math and coding (tiny budgets)."""
+
+from pathlib import Path
+
+import pytest
+
+from langmarl.api import build_trainer
+from langmarl.config import LanguageTaskConfig
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task_type", ["qa", "math", "coding"])
+def test_one_real_iteration_on_the_embedded_model(tmp_path: Path, task_type: str) -> None:
+    config = LanguageTaskConfig(
+        exp_name=f"real-{task_type}",
+        task_type=task_type,
+        num_agents=2,
+        num_iterations=1,
+        trajectories_per_iteration=1,
+        llm={"preset": "local", "max_tokens": 24, "temperature": 0.0},
+        experiment_dir=str(tmp_path / "runs"),
+        checkpoint_dir=str(tmp_path / "ckpt"),
+        seed=0,
+    )
+    trainer = build_trainer(config)
+    stats = trainer.train()[0]
+    assert stats["num_episodes"] == 1 and stats["failed_episodes"] == 0
+    assert 0.0 <= stats["avg_reward"] <= 1.0
+    for role in ("actor", "critic", "optimizer"):
+        assert stats["usage_by_role"][role]["calls"] > 0
+        assert stats["usage_by_role"][role]["output_tokens"] > 0
+    assert stats["total_tokens"] == sum(u["total_tokens"] for u in stats["usage_by_role"].values())
+    trajectory = trainer.trajectories.load(0)[0]
+    assert [s.agent_id for s in trajectory.steps] == trainer.env.agent_ids
+    details = trajectory.metadata["reward_details"]
+    assert {"qa": "f1", "math": "correct", "coding": "passed"}[task_type] in details
+    assert set(trainer.checkpoint.get_policies(1)) == set(trainer.env.agent_ids)
+    assert trainer.store.run_info(trainer.run_id)["status"] == "completed"

@@ -1,0 +1,66 @@
+"""SIGKILL the training process at random moments, resume each time: the run completes,
+every finished iteration is intact and no file is corrupt."""
+
+import json
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from langmarl.store import LocalStore, PolicyCheckpoint
+
+TARGET = Path(__file__).with_name("kill_target.py")
+ITERATIONS = 6
+AGENTS = ["researcher", "answerer"]
+
+
+def _check_intact(run: Path) -> int:
+    """Every JSON file parses, every JSONL line but a torn last one parses, and every
+    complete checkpoint has all its policy files. Returns the number of checkpoints."""
+    for path in run.rglob("*.json"):
+        json.loads(path.read_text())  # raises on a torn file
+    for path in run.rglob("*.jsonl"):
+        lines = path.read_text().splitlines()
+        for line in lines[:-1]:
+            json.loads(line)
+    checkpoint = PolicyCheckpoint(LocalStore(run.parent), run.name, 2, agent_ids=AGENTS)
+    for iteration in checkpoint.iterations():
+        policies = checkpoint.get_policies(iteration)
+        assert list(policies) == AGENTS and all(policies.values())
+    stats = [m["iteration"] for m in checkpoint.all_stats()]
+    assert stats == list(range(len(stats)))  # no gap, no repeat
+    return len(checkpoint.iterations())
+
+
+@pytest.mark.slow
+def test_sigkill_at_random_moments_then_resume(tmp_path: Path) -> None:
+    rng = random.Random(1234)
+    run = tmp_path / "killed"
+    command = [sys.executable, str(TARGET), str(tmp_path), str(ITERATIONS)]
+    kills = 0
+    while kills < 12:
+        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        time.sleep(rng.uniform(0.8, 3.0))
+        if proc.poll() is not None:
+            break  # finished before we could kill it
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        kills += 1
+        if run.exists():
+            _check_intact(run)
+            info = LocalStore(tmp_path).run_info("killed")
+            assert info["status"] == "failed" and "resume" in info["error"]
+    final = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert final.returncode == 0, final.stderr[-2000:]
+    assert kills >= 10
+    assert _check_intact(run) == ITERATIONS + 1
+    info = LocalStore(tmp_path).run_info("killed")
+    assert info["status"] == "completed" and info["completed_iterations"] == ITERATIONS
+    metrics = LocalStore(tmp_path).load_metrics("killed")
+    assert [m["iteration"] for m in metrics] == list(range(ITERATIONS))
+    assert info["attempts"] == kills + 1 or info["attempts"] <= kills + 1
+    assert not list(run.rglob(".*.tmp"))
