@@ -1,0 +1,151 @@
+"""Weight-space bridges: text environments as MAGRPO rewards and between-turn transitions.
+
+The MAGRPO trainer scores joint samples with ``reward_func(samples) -> rewards`` and builds
+the next turn's prompts with an external transition ``(prompt, agent_completions,
+num_agents, prompt_history_per_agent, response_history_per_agent) -> prompts``. These
+factories build both from text environments, reading only the sample fields ``example``,
+``completions`` and ``response_history`` (duck-typed on ``langmarl.magrpo`` 's
+``JointSample``):
+
+- :func:`verifier_reward` / :func:`verifier_feedback`: a single-step task checked by any
+  :class:`~langmarl.verifiers.BaseVerifier` (math, Python execution, exact match);
+- :func:`tictactoe_reward` / :func:`tictactoe_transition`: multi-turn TicTacToe, where each
+  turn's completion is one move. The optimal opponent is deterministic, so a branch's game
+  is replayed exactly from that agent's moves so far.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from langmarl.envs.text.models import Action
+from langmarl.envs.text.tictactoe import TicTacToeEnv
+from langmarl.verifiers.base import BaseVerifier
+from langmarl.verifiers.models import VerificationOutcome, VerificationResult
+
+ReferenceLookup = Mapping[str, str] | Callable[[str], str | None]
+
+
+def _run(coro: Any) -> Any:
+    """Run a coroutine from the (sync) trainer, also if this thread has a running loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+async def _verify_all(
+    verifier: BaseVerifier, solutions: list[str], references: list[str | None]
+) -> list[VerificationResult]:
+    await verifier.setup()
+    return await verifier.verify_batch(solutions, references)
+
+
+def verifier_reward(
+    verifier: BaseVerifier, *, answer_key: str = "final_answer", agent: int = -1
+) -> Callable[[Sequence[Any]], list[float]]:
+    """A MAGRPO reward: 1.0 when ``agent``'s completion verifies against the example's answer.
+
+    Args:
+        verifier: Checks one completion against ``sample.example[answer_key]``.
+        answer_key: Example field holding the reference answer.
+        agent: Whose completion is the team's answer (default: the last agent's).
+    """
+
+    def reward(samples: Sequence[Any]) -> list[float]:
+        solutions = [str(sample.completions[agent]) for sample in samples]
+        references = [sample.example.get(answer_key) for sample in samples]
+        results = _run(_verify_all(verifier, solutions, references))
+        return [1.0 if r.status == VerificationOutcome.SUCCESS else 0.0 for r in results]
+
+    return reward
+
+
+def verifier_feedback(
+    verifier: BaseVerifier, references: ReferenceLookup, *, agent: int = -1
+) -> Any:
+    """A MAGRPO transition telling every agent whether the team's answer verified.
+
+    Args:
+        verifier: Checks ``agent``'s completion.
+        references: The reference answer of each task prompt (mapping or function).
+        agent: Whose completion is the team's answer.
+    """
+    lookup = references if callable(references) else references.get
+
+    def transition(
+        prompt: str,
+        agent_completions: Sequence[str],
+        num_agents: int,
+        prompt_history_per_agent: list[list[str]] | None = None,
+        response_history_per_agent: list[list[str]] | None = None,
+    ) -> list[str]:
+        answer = str(agent_completions[agent])
+        (result,) = _run(_verify_all(verifier, [answer], [lookup(prompt)]))
+        verdict = "correct" if result.status == VerificationOutcome.SUCCESS else "not correct"
+        reason = f" ({result.error_message})" if result.error_message else ""
+        return [
+            f"{prompt}\n\nYour team's answer was:\n{answer}\n\nA checker found it {verdict}"
+            f"{reason}. Give your improved answer."
+            for _ in range(num_agents)
+        ]
+
+    return transition
+
+
+async def _replay(moves: Sequence[str], play_style: str) -> tuple[TicTacToeEnv, float, bool]:
+    env = TicTacToeEnv(play_style=play_style)  # type: ignore[arg-type]
+    await env.reset()
+    reward, done = 0.0, False
+    for move in moves:
+        if done:
+            break
+        _, reward, done, _ = await env.step(Action(llm_response=move))
+    return env, float(reward), done
+
+
+def tictactoe_reward(
+    *, agent: int = 0, play_style: str = "optimal"
+) -> Callable[[Sequence[Any]], list[float]]:
+    """A MAGRPO reward: the TicTacToe reward after replaying ``agent``'s moves on the branch.
+
+    1 win, 0.5 draw, 0 loss or illegal last move, else the position's value for X. The
+    opponent must be deterministic (``"optimal"``) for replays to be exact.
+    """
+
+    def reward(samples: Sequence[Any]) -> list[float]:
+        values = []
+        for sample in samples:
+            moves = [*sample.response_history[agent], sample.completions[agent]]
+            _, value, _ = _run(_replay(moves, play_style))
+            values.append(value)
+        return values
+
+    return reward
+
+
+def tictactoe_transition(*, agent: int = 0, play_style: str = "optimal") -> Any:
+    """A MAGRPO transition: the next prompt is the board after this branch's moves."""
+
+    def transition(
+        prompt: str,
+        agent_completions: Sequence[str],
+        num_agents: int,
+        prompt_history_per_agent: list[list[str]] | None = None,
+        response_history_per_agent: list[list[str]] | None = None,
+    ) -> list[str]:
+        if response_history_per_agent is not None:
+            moves = list(response_history_per_agent[agent])  # includes this turn's completion
+        else:
+            moves = [agent_completions[agent]]
+        env, _, done = _run(_replay(moves, play_style))
+        observation = env._get_terminal_observation() if done else env._get_next_observation()
+        return [observation.question for _ in range(num_agents)]
+
+    return transition
