@@ -39,7 +39,7 @@ def main() -> None:
         seed=7,
         optimizer_workers=4,
     )
-    llm = ScriptedLLM(reply, latency=0.02, config=scripted_config(max_retries=0))
+    llm = ScriptedLLM(reply, latency=0.03, config=scripted_config(max_retries=0))
     env = LanguageEnv(config, llm=llm)
     critic = CentralizedCritic(config, llm=llm)
     optimizer = PolicyGradientOptimizer(scripted_config(), llm=llm)
