@@ -63,6 +63,11 @@ _NAMES = {
     "ParallelTasksConfig": "langmarl.parl.config",
     "OrchestratorGRPO": "langmarl.parl.grpo",
     "OrchestratorGRPOConfig": "langmarl.parl.grpo",
+    # weight space
+    "MAGRPOConfig": "langmarl.magrpo.config",
+    "MAGRPOTrainer": "langmarl.magrpo.trainer",
+    "IACTrainer": "langmarl.magrpo.actor_critic",
+    "MAACTrainer": "langmarl.magrpo.actor_critic",
     # errors
     "LangmarlError": "langmarl.core.errors",
     "ConfigError": "langmarl.core.errors",
@@ -92,6 +97,9 @@ if TYPE_CHECKING:
     from langmarl.llm.config import LLMConfig
     from langmarl.llm.presets import get_llm_config, list_available_models
     from langmarl.llm.tracker import TokenTracker, UsageLedger
+    from langmarl.magrpo.actor_critic import IACTrainer, MAACTrainer
+    from langmarl.magrpo.config import MAGRPOConfig
+    from langmarl.magrpo.trainer import MAGRPOTrainer
     from langmarl.p2p.records import IterationRecord, SessionRecord
     from langmarl.p2p.reward import RewardFunction
     from langmarl.parl.config import ParallelTasksConfig

@@ -133,6 +133,8 @@ def grow_trees(
     roots = roots_for(examples, agents)
     frontier, levels = roots, []
     for turn in range(config.num_turns):
+        if not frontier:  # every branch terminated early
+            break
         batches = [
             generate(
                 agent.model,

@@ -104,7 +104,9 @@ def accumulate_policy_gradients(
                 stats.kl += float(kl.detach())
             if not math.isfinite(float(loss.detach())):
                 log.warning(
-                    "%s: non-finite loss (%s); skipping this update", agent.name, float(loss)
+                    "%s: non-finite loss (%s); skipping this update",
+                    agent.name,
+                    float(loss.detach()),
                 )
                 agent.optimizer.zero_grad(set_to_none=True)
                 stats.skipped_nonfinite = True

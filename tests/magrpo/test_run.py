@@ -1,0 +1,28 @@
+import json
+
+import pytest
+
+from langmarl.core.errors import ConfigError
+from langmarl.magrpo.config import ActorCriticConfig, MAGRPOConfig
+from langmarl.magrpo.run import RunConfig, load_run_config
+
+
+def test_shipped_configs_load(tmp_path):
+    for name in ("coding_tiny", "writing_tiny"):
+        config = load_run_config(f"configs/magrpo/{name}.json")
+        args = config.trainer_config()
+        assert isinstance(args, MAGRPOConfig) and args.num_agents == 2
+
+
+def test_overrides_apply_and_unknown_keys_suggest(tmp_path):
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({"algorithm": "iac", "trainer": {"num_turns": 2}}))
+    config = load_run_config(path, {"trainer.max_steps": 3})
+    assert isinstance(config.trainer_config(), ActorCriticConfig)
+    with pytest.raises(ConfigError, match="Did you mean 'trainer'"):
+        load_run_config(path, {"trainr.max_steps": 3})
+
+
+def test_bad_trainer_field_names_the_fix(tmp_path):
+    with pytest.raises(ConfigError, match="num_generations >= 2"):
+        RunConfig(trainer={"num_generations": 1}).trainer_config()
