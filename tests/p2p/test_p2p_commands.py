@@ -36,3 +36,63 @@ def test_shipped_configs_are_valid():
     assert TrainConfig.from_file(CONFIGS / "train_halfcheetah_tiny.json").total_timesteps == 4096
     assert len(read_cases(CONFIGS / "cases.csv")) == 5
     assert check_static((CONFIGS / "backwards_reward.py").read_text()).ok
+
+
+def _fake_loop(status: str):
+    from langmarl.p2p.contracts import IterationResult, LoopResult
+
+    calls = []
+
+    def run_loop(intent, config, **kwargs):
+        calls.append((intent, config, kwargs))
+        step = IterationResult(
+            iteration=1, iteration_id="iter_1", reward_origin="author", intent_score=0.8
+        )
+        return LoopResult(
+            session_id="session_x", prompt=intent, env_id=config.env_id, status=status,
+            best_iteration=1, best_score=0.8, iterations=[step],
+        )  # fmt: skip
+
+    return run_loop, calls
+
+
+def test_p2p_run_passes_options_and_reports(monkeypatch, tmp_path: Path):
+    fake, calls = _fake_loop("passed")
+    monkeypatch.setattr("langmarl.p2p.loop.run_loop", fake)
+    monkeypatch.setattr("langmarl.cli.p2p_commands._clients", lambda llm, vlm: (None, None))
+    args = ["p2p", "run", "make the cheetah run backwards", "--env", "HalfCheetah-v5",
+            "--iterations", "2", "--timesteps", "1000", "--runs-dir", str(tmp_path)]  # fmt: skip
+    result = runner.invoke(build_app(), args)
+    assert result.exit_code == 0, result.output
+    intent, config, kwargs = calls[0]
+    assert intent == "make the cheetah run backwards"
+    assert (config.max_iterations, config.total_timesteps) == (2, 1000)
+    assert kwargs["runs_dir"] == tmp_path and kwargs["vlm"] is None
+    assert "passed" in result.output and "best: iter_1" in result.output
+
+
+def test_p2p_run_exits_nonzero_on_invalid_code(monkeypatch, tmp_path: Path):
+    fake, _ = _fake_loop("invalid_code")
+    monkeypatch.setattr("langmarl.p2p.loop.run_loop", fake)
+    monkeypatch.setattr("langmarl.cli.p2p_commands._clients", lambda llm, vlm: (None, None))
+    result = runner.invoke(build_app(), ["p2p", "run", "x", "--runs-dir", str(tmp_path)])
+    assert result.exit_code == 1 and "invalid_code" in result.output
+
+
+def test_p2p_bench_reports_groups(monkeypatch, tmp_path: Path):
+    import json
+
+    fake, calls = _fake_loop("passed")
+    monkeypatch.setattr("langmarl.p2p.loop.run_loop", fake)
+    monkeypatch.setattr("langmarl.cli.p2p_commands._clients", lambda llm, vlm: (None, None))
+    cases = tmp_path / "cases.csv"
+    cases.write_text(
+        "env_id,instruction,category,difficulty\nHopper-v5,hop,locomotion,easy\nSwimmer-v5,swim,locomotion,hard\n"
+    )
+    result = runner.invoke(build_app(), ["p2p", "bench", str(cases), "--runs-dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert [c[1].env_id for c in calls] == ["Hopper-v5", "Swimmer-v5"]
+    (bench_json,) = tmp_path.glob("bench_*/bench.json")
+    summary = json.loads(bench_json.read_text())["summary"]
+    assert summary["category=locomotion"] == {"cases": 2, "success_rate": 1.0, "mean_score": 0.8}
+    assert "difficulty=hard" in result.output
