@@ -10,13 +10,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from langmarl.core.errors import ParseError
-from langmarl.llm.client import LLMClient
 from langmarl.p2p import prompts
 from langmarl.p2p.env_specs import EnvSpec
 from langmarl.p2p.parsing import extract_code
 from langmarl.p2p.validation import ValidationResult, validate_reward_code
+
+if TYPE_CHECKING:
+    from langmarl.llm.client import LLMClient
 
 logger = logging.getLogger(__name__)
 

@@ -14,18 +14,20 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from langmarl.core.errors import LLMError, ParseError
-from langmarl.llm.client import LLMClient
 from langmarl.p2p import prompts
 from langmarl.p2p.contracts import JudgeScore, JudgmentResult
 from langmarl.p2p.env_specs import EnvSpec
 from langmarl.p2p.parsing import extract_code, parse_score
 from langmarl.p2p.validation import code_problems
 from langmarl.sandbox import SandboxLimits, run_python
+
+if TYPE_CHECKING:
+    from langmarl.llm.client import LLMClient
 
 logger = logging.getLogger(__name__)
 HARNESS = Path(__file__).with_name("_judge_harness.py")

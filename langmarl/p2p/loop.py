@@ -22,12 +22,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from langmarl.core.files import atomic_write_text
-from langmarl.llm.client import LLMClient
 from langmarl.p2p import author, judge, reviser
 from langmarl.p2p.contracts import (
     IterationAggregation,
@@ -43,6 +42,9 @@ from langmarl.p2p.guardrails import check_guardrails, plateau
 from langmarl.p2p.records import IterationRecord, SessionRecord
 from langmarl.p2p.train_config import TrainConfig
 from langmarl.p2p.validation import ValidationResult, validate_reward_code
+
+if TYPE_CHECKING:
+    from langmarl.llm.client import LLMClient
 
 logger = logging.getLogger(__name__)
 
@@ -307,6 +309,7 @@ def run_loop(
     config = config or LoopConfig()
     spec = get_env_spec(config.env_id)
     if llm is None:
+        from langmarl.llm.client import LLMClient
         from langmarl.llm.config import LLMConfig
 
         llm = LLMClient(LLMConfig.from_preset("local"), role="p2p")

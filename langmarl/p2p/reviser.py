@@ -5,16 +5,18 @@ from __future__ import annotations
 import json
 import logging
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langmarl.core.errors import ParseError
-from langmarl.llm.client import LLMClient
 from langmarl.p2p import prompts
 from langmarl.p2p.author import env_fields
 from langmarl.p2p.contracts import JudgmentResult, ReviseResult
 from langmarl.p2p.env_specs import EnvSpec
 from langmarl.p2p.parsing import extract_code, extract_json
 from langmarl.p2p.train_config import HP_BOUNDS, TrainConfig
+
+if TYPE_CHECKING:
+    from langmarl.llm.client import LLMClient
 
 logger = logging.getLogger(__name__)
 INTEGER_HPS = frozenset({"n_epochs"})
