@@ -22,11 +22,23 @@ _NAMES = {
     "LoopConfig": "langmarl.p2p.loop",
     "run_loop": "langmarl.p2p.loop",
     "train_runs": "langmarl.p2p.executor",
+    "RewardSpec": "langmarl.p2p.contracts",
+    "TrainSummary": "langmarl.p2p.contracts",
+    "JudgmentResult": "langmarl.p2p.contracts",
+    "LoopResult": "langmarl.p2p.contracts",
+    "IterationAggregation": "langmarl.p2p.contracts",
 }
 __all__ = sorted(_NAMES)
 __getattr__ = lazy_getattr(__name__, _NAMES)
 
 if TYPE_CHECKING:
+    from langmarl.p2p.contracts import (
+        IterationAggregation,
+        JudgmentResult,
+        LoopResult,
+        RewardSpec,
+        TrainSummary,
+    )
     from langmarl.p2p.executor import train_runs
     from langmarl.p2p.loop import LoopConfig, run_loop
     from langmarl.p2p.records import IterationRecord, SessionRecord
