@@ -84,3 +84,23 @@ def test_training_environ_drops_secrets():
 
     environ = {"PATH": "/bin", "OPENAI_API_KEY": "sk-x", "HF_TOKEN": "t", "db_password": "p"}
     assert training_environ(environ) == {"PATH": "/bin"}
+
+
+def test_executor_main_reports_a_missing_reward_file(tmp_path: Path, capsys):
+    from langmarl.p2p.executor import main
+
+    assert main(["--reward-fn", str(tmp_path / "none.py"), "--runs-dir", str(tmp_path)]) == 1
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_plan_runs_single_and_multi(tmp_path: Path):
+    from langmarl.p2p.executor import plan_runs
+
+    iteration = IterationRecord(tmp_path / "iter_1")
+    (single,) = plan_runs(iteration, [TrainConfig()], [7])
+    assert single.record.path == iteration.path and single.config.seed == 7
+    multi = plan_runs(iteration, [TrainConfig(), TrainConfig(gamma=0.9)], [1, 2])
+    assert [s.run_id for s in multi] == [
+        "config_0_seed_1", "config_0_seed_2", "config_1_seed_1", "config_1_seed_2",
+    ]  # fmt: skip
+    assert multi[3].config.gamma == 0.9 and multi[3].record.path.parent == iteration.runs_dir
