@@ -110,7 +110,8 @@ def test_fork_bomb_is_contained_by_the_process_limit() -> None:
     result = run_python(code, limits=SandboxLimits(timeout_s=10.0, max_processes=8))
     assert not result.ok and result.killed_reason == "process_limit", result.stderr
     count, *pids = (int(x) for x in result.stdout.split())
-    assert 0 < count < 8
+    # count is 0 when an unprivileged user already runs 8+ processes (RLIMIT_NPROC is per user)
+    assert count < 8
     assert all(_gone(pid) for pid in pids)
 
 
