@@ -77,6 +77,8 @@ class OrchestratorGRPOConfig(BaseModel):
     """``torch.set_num_threads`` for the run (``None``: leave it)."""
     seed: int = 0
     """Seed of task order and sampling."""
+    save_model: bool = False
+    """Save the trained orchestrator (model + tokenizer) to ``<output_dir>/model`` at the end."""
 
 
 class OrchestratorGRPO:
@@ -189,8 +191,19 @@ class OrchestratorGRPO:
         )  # fmt: skip
         return point
 
+    def save(self, path: str | Path | None = None) -> Path:
+        """Save the orchestrator (``save_pretrained``) to ``path`` (default
+        ``<output_dir>/model``); returns the folder."""
+        folder = Path(path) if path is not None else Path(self.config.output_dir) / "model"
+        self.model.save_pretrained(folder)
+        self.tokenizer.save_pretrained(folder)
+        return folder
+
     def train(self) -> list[dict[str, Any]]:
-        """Run ``num_steps`` steps; returns the metrics of each."""
+        """Run ``num_steps`` steps (saving the model after if ``save_model``); returns the
+        metrics of each."""
         for step in range(self.config.num_steps):
             self.step(step)
+        if self.config.save_model:
+            self.save()
         return self.metrics

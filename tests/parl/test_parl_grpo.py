@@ -49,7 +49,7 @@ def test_grpo_step_updates_the_orchestrator_and_records_curves(tmp_path: Path) -
     env = ParallelTasksEnv(num_tasks=2, subagent_llm=_flaky_subagents(), max_subagent_steps=1)
     config = OrchestratorGRPOConfig(
         num_steps=2, num_generations=3, max_new_tokens=8, learning_rate=1e-2,
-        output_dir=str(tmp_path), num_threads=1,
+        output_dir=str(tmp_path), num_threads=1, save_model=True,
     )  # fmt: skip
     trainer = OrchestratorGRPO(env, config, model=model, tokenizer=tokenizer)
     before = [p.detach().clone() for p in model.parameters()]
@@ -66,3 +66,4 @@ def test_grpo_step_updates_the_orchestrator_and_records_curves(tmp_path: Path) -
     assert any(m["completed_subtasks"] < m["assigned_subtasks"] for m in metrics)
     changed = any(not torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True))
     assert changed
+    assert (tmp_path / "model" / "config.json").exists()
