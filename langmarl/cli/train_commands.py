@@ -129,7 +129,7 @@ def train(
     resolved = load_config(config, parse_overrides(set_))
     if fresh:
         run_id = f"{run_id or resolved.exp_name}-{time.strftime('%Y%m%d-%H%M%S')}"
-    logging.getLogger("langmarl.run").setLevel(logging.WARNING)  # the progress shows it
+    logging.getLogger("langmarl.run").setLevel(logging.ERROR)  # the summary counts the rest
     columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=False) as progress:
         callbacks = [
@@ -193,7 +193,9 @@ def runs(
     if not found:
         console.print(f"No runs in {directory}.")
         return
-    table = Table("run", "env", "status", "iterations", "best reward", "last reward", "updated")
+    table = Table()
+    for column in ("run", "env", "status", "iterations", "best reward", "last reward", "updated"):
+        table.add_column(column, no_wrap=column in ("run", "status", "iterations"))
     for info in found:
         best, last = info.get("best_reward"), info.get("last_reward")
         table.add_row(

@@ -1,0 +1,76 @@
+"""`langmarl train`, `langmarl eval`, `langmarl runs` against a real HTTP test server."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from langmarl.cli import build_app
+from langmarl.testing.openai_stub import OpenAIStub
+
+
+def _reply(body: dict[str, Any]) -> str:
+    system = body["messages"][0]["content"] if body["messages"] else ""
+    if "critic" in system:
+        return '{"researcher": "quote the fact", "answerer": "one word"}'
+    if "rewrite the instructions" in system:
+        return "You answer with one word after quoting the fact from the context."
+    if "improve the instructions" in system or "merge" in system:
+        return "Quote the fact, then answer in one word."
+    return "Answer: Paris"
+
+
+@pytest.mark.slow
+def test_train_eval_runs(tmp_path: Path) -> None:
+    runner = CliRunner()
+    app = build_app()
+    with OpenAIStub(responder=_reply) as stub:
+        llm = {
+            "name": "stub",
+            "model_string": "ok",
+            "base_url": stub.base_url,
+            "requires_api_key": False,
+            "max_retries": 0,
+        }
+        config = tmp_path / "c.json"
+        config.write_text(
+            json.dumps(
+                {
+                    "env": "language",
+                    "exp_name": "cli",
+                    "num_iterations": 1,
+                    "trajectories_per_iteration": 2,
+                    "llm": llm,
+                    "seed": 0,
+                    "experiment_dir": str(tmp_path / "runs"),
+                    "checkpoint_dir": str(tmp_path / "ck"),
+                }
+            )
+        )
+        result = runner.invoke(app, ["train", str(config), "--set", "num_iterations=2"])
+        assert result.exit_code == 0, result.output
+        assert "Training summary" in result.output and "Status: completed" in result.output
+        assert "Reward:" in result.output and "Usage" in result.output
+        run = tmp_path / "runs" / "cli"
+        assert json.loads((run / "run.json").read_text())["completed_iterations"] == 2
+        assert (tmp_path / "ck" / "cli" / "answerer.txt").exists()
+
+        result = runner.invoke(app, ["eval", str(run), "--split", "test"])
+        assert result.exit_code == 0, result.output
+        saved = json.loads((run / "evals" / "test_iter_0002.json").read_text())
+        assert saved["split"] == "test" and saved["num_episodes"] >= 1
+        assert saved["usage_by_role"]["actor"]["calls"] == 2 * saved["num_episodes"]
+
+        result = runner.invoke(app, ["train", str(config), "--fresh"])
+        assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["runs", "--dir", str(tmp_path / "runs")])
+    assert result.exit_code == 0 and "cli" in result.output and "completed" in result.output
+    assert len(list((tmp_path / "runs").iterdir())) == 2
+
+
+def test_eval_of_a_missing_run_is_a_clear_error(tmp_path: Path) -> None:
+    result = CliRunner().invoke(build_app(), ["eval", str(tmp_path / "nope")])
+    assert result.exit_code != 0
+    assert "No run 'nope'" in str(result.exception)
