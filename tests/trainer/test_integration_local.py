@@ -10,7 +10,11 @@ from langmarl.config import LanguageTaskConfig
 
 @pytest.mark.slow
 @pytest.mark.parametrize("task_type", ["qa", "math", "coding"])
-def test_one_real_iteration_on_the_embedded_model(tmp_path: Path, task_type: str) -> None:
+def test_one_real_iteration_on_the_embedded_model(
+    tmp_path: Path, task_type: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One torch thread: with other work on the 2 cores, 2 threads are several times slower.
+    monkeypatch.setenv("LANGMARL_TORCH_THREADS", "1")
     config = LanguageTaskConfig(
         exp_name=f"real-{task_type}",
         task_type=task_type,
