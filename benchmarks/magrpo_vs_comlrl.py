@@ -1,0 +1,232 @@
+"""Seconds per MAGRPO training step: langmarl vs comlrl 1.4.3, side by side.
+
+Same model (SmolLM2-135M-Instruct, fp32, from langmarl's cached safetensors copy), same task
+(cooperative writing: summary + expansion, length-ratio reward), N=2 agents, G=4, align mode,
+max_new_tokens=32, same sampling settings and thread count, T=1 and T=2 (plain revision
+prompts between turns). One step = one rollout tree for one example + one update of every
+agent. Each library runs in its own worker process (comlrl in its own venv, installed by
+``--setup``: torch==2.13.0 first, then comlrl==1.4.3); the two alternate per setting.
+
+    python benchmarks/magrpo_vs_comlrl.py --setup          # create the comlrl venv once
+    python benchmarks/magrpo_vs_comlrl.py --steps 3        # run and print the table
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+VENV = Path(os.environ.get("COMLRL_VENV", "/tmp/langmarl-bench/comlrl-venv"))
+TOPICS = ["the ocean", "a rainy day", "coffee", "the moon", "a library", "mountains", "bread"]
+SUMMARY = "Write a one-sentence summary about: {topic}"
+EXPANSION = "Write a detailed paragraph of several sentences about: {topic}"
+REVISE = "{prompt}\n\nYour previous answer:\n{response}\n\nRevise your answer and improve it."
+SETTINGS = {"G": 4, "max_new_tokens": 32, "temperature": 0.8, "top_p": 0.95, "lr": 1e-5}
+
+
+def ratio_reward(summary: str, expansion: str) -> float:
+    """The length-ratio reward (same formula as langmarl.magrpo.tasks.length_ratio_reward)."""
+    short, long = len(summary.split()), len(expansion.split())
+    if short == 0 or long == 0:
+        return 0.0
+    ratio = long / short
+    return ratio / 2.0 if ratio < 2.0 else (1.0 if ratio <= 3.0 else max(0.0, 2.0 - ratio / 3.0))
+
+
+def transition(
+    prompt,
+    agent_completions,
+    num_agents,
+    prompt_history_per_agent=None,
+    response_history_per_agent=None,
+):
+    """Next-turn prompts: each agent's last prompt plus its answer and a revision request."""
+    last = [h[-1] if h else prompt for h in (prompt_history_per_agent or [[prompt]] * num_agents)]
+    return [REVISE.format(prompt=last[i], response=agent_completions[i]) for i in range(num_agents)]
+
+
+def load(model_dir: str):
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+
+    config = AutoConfig.from_pretrained(model_dir)
+    if getattr(config, "quantization_config", None):
+        del config.quantization_config
+    models = [AutoModelForCausalLM.from_pretrained(model_dir, config=config) for _ in range(2)]
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    return models, tokenizer
+
+
+def examples() -> list[dict[str, str]]:
+    return [{"prompt": topic, "topic": topic} for topic in TOPICS]
+
+
+def worker_ours(model_dir: str, turns: int, steps: int) -> list[float]:
+    from langmarl.magrpo import MAGRPOConfig, MAGRPOTrainer
+
+    models, tokenizer = load(model_dir)
+    args = MAGRPOConfig(
+        output_dir="/tmp/langmarl-bench/ours-run",
+        num_generations=SETTINGS["G"],
+        num_turns=turns,
+        max_new_tokens=SETTINGS["max_new_tokens"],
+        temperature=SETTINGS["temperature"],
+        top_p=SETTINGS["top_p"],
+        learning_rate=SETTINGS["lr"],
+        use_chat_template=False,
+        normalize_advantage=True,
+        external_prompt_passthrough=True,
+    )
+    trainer = MAGRPOTrainer(
+        models,
+        lambda samples: [ratio_reward(*s.completions) for s in samples],
+        args,
+        tokenizers=[tokenizer, tokenizer],
+        formatters=[lambda e: SUMMARY.format(**e), lambda e: EXPANSION.format(**e)],
+        train_dataset=examples(),
+        external_transition=transition if turns > 1 else None,
+    )
+    times = []
+    for step in range(steps + 1):  # the first step is a warm-up
+        started = time.perf_counter()
+        trainer.training_step([examples()[step % len(TOPICS)]])
+        times.append(time.perf_counter() - started)
+    return times[1:]
+
+
+def worker_comlrl(model_dir: str, turns: int, steps: int) -> list[float]:
+    from comlrl.trainers.reinforce.magrpo import MAGRPOConfig, MAGRPOTrainer
+    from datasets import Dataset
+
+    models, tokenizer = load(model_dir)
+    args = MAGRPOConfig(
+        num_train_epochs=1,
+        agent_learning_rate=SETTINGS["lr"],
+        num_agents=2,
+        num_generations=SETTINGS["G"],
+        max_new_tokens=SETTINGS["max_new_tokens"],
+        temperature=SETTINGS["temperature"],
+        top_p=SETTINGS["top_p"],
+        top_k=None,
+        num_turns=turns,
+        discount=0.9,
+        joint_mode="aligned",
+        early_termination_threshold=None,
+        external_prompt_passthrough=True,
+        eval_interval=0,
+        rollout_buffer_size=1,
+        logging_steps=1000,
+    )
+
+    def reward(summaries, expansions):
+        return [ratio_reward(s, e) for s, e in zip(summaries, expansions, strict=True)]
+
+    trainer = MAGRPOTrainer(
+        agents=models,
+        num_agents=2,
+        tokenizer=tokenizer,
+        train_dataset=Dataset.from_list(examples()),
+        reward_func=reward,
+        formatters=[lambda e: SUMMARY.format(**e), lambda e: EXPANSION.format(**e)],
+        external_transition=transition if turns > 1 else None,
+        args=args,
+    )
+    for agent in trainer.agents:
+        agent.train()
+    times = []
+    for step in range(steps + 1):
+        started = time.perf_counter()
+        trainer._train_step_returns(examples()[step % len(TOPICS)])
+        trainer._drain_ready_buffers([i for i, b in enumerate(trainer.rollout_buffers) if b])
+        times.append(time.perf_counter() - started)
+    return times[1:]
+
+
+def run_worker(args: argparse.Namespace) -> None:
+    import torch
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    work = worker_ours if args.worker == "ours" else worker_comlrl
+    times = work(args.model_dir, args.turns, args.steps)
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print("@@RESULT@@" + json.dumps({"times": times, "peak_mb": peak_mb}))
+
+
+def setup() -> None:
+    if not (VENV / "bin" / "python").exists():
+        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
+    pip = [str(VENV / "bin" / "pip"), "install", "-q"]
+    subprocess.run([*pip, "torch==2.13.0"], check=True)  # first, so comlrl cannot pull another
+    subprocess.run([*pip, "comlrl==1.4.3", "gguf"], check=True)
+
+
+def measure(who: str, python: str, model_dir: str, turns: int, steps: int, threads: int) -> dict:
+    command = [python, __file__, "--worker", who, "--model-dir", model_dir, "--turns", str(turns)]
+    command += ["--steps", str(steps), "--threads", str(threads)]
+    env = (
+        {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+        if who == "ours"
+        else None
+    )
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
+    marker = done.stdout.rfind("@@RESULT@@")
+    if marker < 0:
+        return {"error": (done.stderr or done.stdout)[-1500:]}
+    return json.loads(done.stdout[marker + len("@@RESULT@@") :])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--setup", action="store_true", help="Create the comlrl venv and exit.")
+    parser.add_argument("--worker", choices=["ours", "comlrl"])
+    parser.add_argument("--model-dir")
+    parser.add_argument("--turns", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--steps", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=1)
+    args = parser.parse_args()
+    if args.setup:
+        setup()
+        return
+    if args.worker:
+        args.turns = args.turns[0]
+        run_worker(args)
+        return
+    from langmarl.llm.local.weights import ensure_converted
+
+    model_dir = str(ensure_converted())
+    comlrl_python = str(VENV / "bin" / "python")
+    print(
+        f"N=2 G={SETTINGS['G']} max_new_tokens={SETTINGS['max_new_tokens']} threads={args.threads}"
+    )
+    print(f"load: {os.getloadavg()}")
+    print("| T | library | s/step (mean) | steps | peak RSS MB |")
+    print("|---|---|---|---|---|")
+    for turns in args.turns:
+        results = {}
+        for who, python in (("comlrl", comlrl_python), ("ours", sys.executable)):
+            result = measure(who, python, model_dir, turns, args.steps, args.threads)
+            results[who] = result
+            if "error" in result:
+                print(f"| {turns} | {who} | failed: {result['error']!r} | | |")
+                continue
+            mean = sum(result["times"]) / len(result["times"])
+            result["mean"] = mean
+            times = ", ".join(f"{t:.1f}" for t in result["times"])
+            count, peak = len(result["times"]), result["peak_mb"]
+            print(f"| {turns} | {who} | {mean:.1f} ({times}) | {count} | {peak:.0f} |")
+        if all("mean" in r for r in results.values()):
+            speed = results["comlrl"]["mean"] / results["ours"]["mean"]
+            memory = results["ours"]["peak_mb"] / results["comlrl"]["peak_mb"]
+            print(f"| {turns} | ratio | {speed:.2f}x faster | | {memory:.2f}x memory |")
+        sys.stdout.flush()
+    print(f"load after: {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,84 @@
+"""The real path: two SmolLM2-135M agents trained, saved, reloaded and continued (tiny budgets)."""
+
+import pytest
+import torch
+
+from langmarl.magrpo.actor_critic import IACTrainer
+from langmarl.magrpo.config import ActorCriticConfig, LoRAConfig, MAGRPOConfig
+from langmarl.magrpo.feedback import make_external
+from langmarl.magrpo.tasks import get_task
+from langmarl.magrpo.trainer import MAGRPOTrainer
+
+pytestmark = pytest.mark.slow
+
+
+def _trainer(cls, config, task):
+    return cls(
+        ["smollm2", "smollm2"],
+        task.reward_func,
+        config,
+        formatters=task.formatters,
+        train_dataset=task.train_dataset,
+        eval_dataset=task.eval_dataset,
+        external_transition=make_external("plain"),
+    )
+
+
+def _config(tmp_path, joint_mode, max_steps, lora):
+    return MAGRPOConfig(
+        output_dir=str(tmp_path / joint_mode),
+        num_generations=2,
+        num_turns=2,
+        joint_mode=joint_mode,
+        max_new_tokens=4,
+        max_prompt_tokens=96,
+        max_steps=max_steps,
+        num_train_epochs=3,
+        num_threads=1,
+        lora=lora,
+    )
+
+
+@pytest.mark.parametrize(
+    ("joint_mode", "lora", "leaves"),
+    [("align", LoRAConfig(r=4, alpha=8), 4), ("cross", LoRAConfig(r=4, alpha=8), 16)],
+)
+def test_two_smollm2_agents_train_save_reload_continue(tmp_path, joint_mode, lora, leaves):
+    task = get_task("writing", num_train=1, num_eval=2)
+    trainer = _trainer(MAGRPOTrainer, _config(tmp_path, joint_mode, 2, lora), task)
+    history = trainer.train()
+    assert [m["step"] for m in history] == [1, 2]
+    assert all(m["leaves"] == leaves for m in history)
+    assert all(torch.isfinite(torch.tensor(m["agent-1/loss"])) for m in history)
+    checkpoint = tmp_path / joint_mode / "checkpoints" / "step-000002" / "agent-0"
+    assert (checkpoint / "adapter_model.safetensors").is_file()  # LoRA keeps saves small
+    trained = {
+        k: v.detach().clone()
+        for k, v in trainer.agents[0].model.named_parameters()
+        if v.requires_grad
+    }
+    del trainer
+
+    resumed = _trainer(MAGRPOTrainer, _config(tmp_path, joint_mode, 3, lora), task)
+    resumed.load_checkpoint("latest")
+    params = dict(resumed.agents[0].model.named_parameters())
+    assert all(torch.equal(params[k], v) for k, v in trained.items())
+    history = resumed.train()
+    assert [m["step"] for m in history] == [3]
+    assert (tmp_path / joint_mode / "checkpoints" / "step-000003").is_dir()
+
+
+def test_iac_step_on_smollm2(tmp_path):
+    task = get_task("writing", num_train=1, num_eval=2)
+    config = ActorCriticConfig(
+        output_dir=str(tmp_path / "iac"),
+        num_turns=2,
+        max_new_tokens=4,
+        max_prompt_tokens=96,
+        max_steps=1,
+        num_threads=1,
+    )
+    trainer = _trainer(IACTrainer, config, task)
+    metrics = trainer.training_step(task.train_dataset)
+    assert metrics["nodes"] == 2
+    assert torch.isfinite(torch.tensor(metrics["critic-0/value_loss"]))
