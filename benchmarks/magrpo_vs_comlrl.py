@@ -66,7 +66,7 @@ def examples() -> list[dict[str, str]]:
     return [{"prompt": topic, "topic": topic} for topic in TOPICS]
 
 
-def worker_ours(model_dir: str, turns: int, steps: int) -> list[float]:
+def worker_ours(model_dir: str, turns: int, steps: int) -> list[tuple[float, float]]:
     from langmarl.magrpo import MAGRPOConfig, MAGRPOTrainer
 
     models, tokenizer = load(model_dir)
@@ -93,13 +93,13 @@ def worker_ours(model_dir: str, turns: int, steps: int) -> list[float]:
     )
     times = []
     for step in range(steps + 1):  # the first step is a warm-up
-        started = time.perf_counter()
+        started = (time.perf_counter(), time.process_time())
         trainer.training_step([examples()[step % len(TOPICS)]])
-        times.append(time.perf_counter() - started)
+        times.append((time.perf_counter() - started[0], time.process_time() - started[1]))
     return times[1:]
 
 
-def worker_comlrl(model_dir: str, turns: int, steps: int) -> list[float]:
+def worker_comlrl(model_dir: str, turns: int, steps: int) -> list[tuple[float, float]]:
     from comlrl.trainers.reinforce.magrpo import MAGRPOConfig, MAGRPOTrainer
     from datasets import Dataset
 
@@ -140,10 +140,10 @@ def worker_comlrl(model_dir: str, turns: int, steps: int) -> list[float]:
         agent.train()
     times = []
     for step in range(steps + 1):
-        started = time.perf_counter()
+        started = (time.perf_counter(), time.process_time())
         trainer._train_step_returns(examples()[step % len(TOPICS)])
         trainer._drain_ready_buffers([i for i, b in enumerate(trainer.rollout_buffers) if b])
-        times.append(time.perf_counter() - started)
+        times.append((time.perf_counter() - started[0], time.process_time() - started[1]))
     return times[1:]
 
 
@@ -153,9 +153,10 @@ def run_worker(args: argparse.Namespace) -> None:
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     work = worker_ours if args.worker == "ours" else worker_comlrl
-    times = work(args.model_dir, args.turns, args.steps)
+    measured = work(args.model_dir, args.turns, args.steps)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print("@@RESULT@@" + json.dumps({"times": times, "peak_mb": peak_mb}))
+    result = {"times": [w for w, _ in measured], "cpu_times": [c for _, c in measured]}
+    print("@@RESULT@@" + json.dumps({**result, "peak_mb": peak_mb}))
 
 
 def setup() -> None:
@@ -205,25 +206,30 @@ def main() -> None:
         f"N=2 G={SETTINGS['G']} max_new_tokens={SETTINGS['max_new_tokens']} threads={args.threads}"
     )
     print(f"load: {os.getloadavg()}")
-    print("| T | library | s/step (mean) | steps | peak RSS MB |")
-    print("|---|---|---|---|---|")
+    print("| T | library | wall s/step (each) | CPU s/step | steps | peak RSS MB |")
+    print("|---|---|---|---|---|---|")
     for turns in args.turns:
         results = {}
         for who, python in (("comlrl", comlrl_python), ("ours", sys.executable)):
             result = measure(who, python, model_dir, turns, args.steps, args.threads)
             results[who] = result
             if "error" in result:
-                print(f"| {turns} | {who} | failed: {result['error']!r} | | |")
+                print(f"| {turns} | {who} | failed: {result['error']!r} | | | |")
                 continue
             mean = sum(result["times"]) / len(result["times"])
-            result["mean"] = mean
+            cpu = sum(result.get("cpu_times", [0.0])) / max(len(result.get("cpu_times", [])), 1)
+            result["mean"], result["cpu"] = mean, cpu
             times = ", ".join(f"{t:.1f}" for t in result["times"])
             count, peak = len(result["times"]), result["peak_mb"]
-            print(f"| {turns} | {who} | {mean:.1f} ({times}) | {count} | {peak:.0f} |")
+            print(f"| {turns} | {who} | {mean:.1f} ({times}) | {cpu:.1f} | {count} | {peak:.0f} |")
         if all("mean" in r for r in results.values()):
             speed = results["comlrl"]["mean"] / results["ours"]["mean"]
+            cpu_speed = results["comlrl"]["cpu"] / max(results["ours"]["cpu"], 1e-9)
             memory = results["ours"]["peak_mb"] / results["comlrl"]["peak_mb"]
-            print(f"| {turns} | ratio | {speed:.2f}x faster | | {memory:.2f}x memory |")
+            print(
+                f"| {turns} | comlrl / ours | {speed:.2f}x | {cpu_speed:.2f}x | | "
+                f"{memory:.2f}x memory |"
+            )
         sys.stdout.flush()
     print(f"load after: {os.getloadavg()}")
 
