@@ -28,7 +28,8 @@ def _moves(*replies: str) -> object:
 
 async def test_collects_a_tictactoe_game_as_a_trajectory() -> None:
     adapter = TextEnvAdapter.tictactoe()
-    adapter.set_llm(ScriptedLLM(_moves("<Action> 5", "<Action> 1", "<Action> 3", "<Action> 7", "<Action> 9")))
+    moves = _moves("<Action> 5", "<Action> 1", "<Action> 3", "<Action> 7", "<Action> 9")
+    adapter.set_llm(ScriptedLLM(moves))
     trajectory = await adapter.acollect_trajectory({"player": "play well"}, {"seed": 1})
     assert trajectory.agent_ids == ["player"] and trajectory.steps
     assert trajectory.reward in (0.0, 0.5, 1.0) and trajectory.metadata["env"] == "tictactoe"
@@ -50,7 +51,8 @@ async def test_garbage_answers_are_truncated_not_fatal() -> None:
 
 async def test_actor_failure_ends_the_episode_with_the_error() -> None:
     adapter = TextEnvAdapter.tictactoe()
-    adapter.set_llm(ScriptedLLM([LLMError("local", "m", "down")], config=scripted_config(max_retries=0)))
+    failing = [LLMError("local", "m", "down")]
+    adapter.set_llm(ScriptedLLM(failing, config=scripted_config(max_retries=0)))
     trajectory = await adapter.acollect_trajectory(adapter.default_policies(), {})
     assert trajectory.steps == [] and "down" in trajectory.metadata["error"]
 
@@ -70,7 +72,7 @@ def test_standalone_reset_and_step() -> None:
         adapter.step("player", "<Action> 5")
     first = adapter.reset({})
     assert "<Action>" in first["player"]
-    observation, reward, done, info = adapter.step("player", "<Action> 5")
+    _, reward, done, info = adapter.step("player", "<Action> 5")
     assert reward == 0.5 and not done and isinstance(info["state"]["board"], list)
 
 
@@ -84,7 +86,8 @@ def test_registry_builds_env_or_adapter() -> None:
     assert isinstance(single, SingleStepEnv)
     with pytest.raises(ConfigError, match="dataset="):
         make_env("single_step")
-    assert isinstance(make_env("single_step", BaseConfig(), dataset=[{"question": "q", "final_answer": "a"}]), BaseEnvironment)
+    data = [{"question": "q", "final_answer": "a"}]
+    assert isinstance(make_env("single_step", BaseConfig(), dataset=data), BaseEnvironment)
 
 
 def _role_reply(request: ChatRequest) -> str:

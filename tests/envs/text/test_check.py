@@ -66,7 +66,7 @@ class Echo(MultiStepEnv):
 
 async def test_a_minimal_subclass_conforms_and_a_raising_one_does_not() -> None:
     await acheck_env(Echo())
-    with pytest.raises(EnvConformanceError, match="empty answer.*must be scored"):
+    with pytest.raises(EnvConformanceError, match=r"empty answer.*must be scored"):
         await acheck_env(Echo(crash=True))
 
 
