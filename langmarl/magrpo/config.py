@@ -68,7 +68,7 @@ class TrainerConfig(BaseModel):
     """Weight of the KL penalty to the initial (reference) policy; 0 skips the reference model."""
     loss_reduction: LossReduction = "token"
     """'token': average over every completion token of the batch; 'sequence': per completion."""
-    micro_batch_size: int = Field(default=8, ge=1)
+    micro_batch_size: int = Field(default=4, ge=1)
     """Sequences per forward/backward pass (gradients accumulate across micro-batches)."""
     per_device_train_batch_size: int = Field(default=1, ge=1)
     """Dataset examples (tree roots) per training step."""
