@@ -161,3 +161,22 @@ def test_evaluate_is_greedy_and_logged(tiny_models, tmp_path):
     result = trainer.evaluate(num_samples=2)
     assert {"eval_return", "eval_reward_turn0", "eval_reward_turn1"} <= set(result)
     assert (tmp_path / "run" / "eval.jsonl").is_file()
+
+
+def test_single_agent_is_grpo(tiny_models, tmp_path):
+    models, tokenizers = tiny_models
+    trainer = MAGRPOTrainer(
+        models[:1],
+        lambda samples: [float(len(s.completions[0])) for s in samples],
+        MAGRPOConfig(
+            output_dir=str(tmp_path),
+            num_agents=1,
+            num_generations=3,
+            max_new_tokens=4,
+            use_chat_template=False,
+        ),
+        tokenizers=tokenizers[:1],
+        train_dataset=DATA,
+    )
+    metrics = trainer.training_step(DATA[:1])
+    assert metrics["leaves"] == 3 and "agent-0/loss" in metrics and "agent-1/loss" not in metrics

@@ -1,0 +1,73 @@
+"""Sampling loop and masks with a scripted fake LM whose end-of-text id is also its pad id."""
+
+from types import SimpleNamespace
+
+import torch
+
+from langmarl.magrpo.generation import Sampling, decode, sample_tokens
+from langmarl.magrpo.loss import completion_mask
+
+EOS = 2  # SmolLM2: padding and end-of-text share this id
+VOCAB = 10
+SCRIPTS = {0: [5, EOS], 1: [5, 6, 7, EOS]}  # what each prompt's rows emit
+
+
+class FakeCache:
+    def __init__(self, rows):
+        self.rows, self.step = list(rows), 0
+
+    def batch_repeat_interleave(self, times):
+        self.rows = [r for r in self.rows for _ in range(times)]
+
+    def batch_select_indices(self, indices):
+        self.rows = [self.rows[i] for i in indices.tolist()]
+
+
+class FakeLM:
+    """Emits SCRIPTS[prompt] greedily; rows are tracked through the cache."""
+
+    def __call__(
+        self,
+        input_ids,
+        attention_mask,
+        position_ids,
+        use_cache,
+        past_key_values=None,
+        logits_to_keep=None,
+    ):
+        cache = past_key_values or FakeCache(range(input_ids.shape[0]))
+        if past_key_values is not None:
+            cache.step += 1
+        logits = torch.full((len(cache.rows), 1, VOCAB), -10.0)
+        for slot, row in enumerate(cache.rows):
+            script = SCRIPTS[row % 2]  # the cache starts with one row per prompt
+            logits[slot, 0, script[min(cache.step, len(script) - 1)]] = 10.0
+        return SimpleNamespace(logits=logits, past_key_values=cache)
+
+
+def test_decode_keeps_eos_scored_and_pads_after_it_with_the_same_id():
+    prompts = torch.tensor([[EOS, 3, 4], [3, 4, 4]])  # first prompt is left-padded with EOS
+    mask = torch.tensor([[0, 1, 1], [1, 1, 1]])
+    result = decode(
+        FakeLM(),
+        prompts,
+        mask,
+        2,
+        max_new_tokens=6,
+        stop_ids=[EOS],
+        sampling=Sampling(greedy=True),
+        pad_id=EOS,
+    )
+    assert result.shape == (4, 4)  # stops once every row ended, not at max_new_tokens
+    assert result[0].tolist() == [5, EOS, EOS, EOS]
+    assert result[2].tolist() == [5, 6, 7, EOS]
+    assert completion_mask(result, [EOS]).tolist() == [[1, 1, 0, 0]] * 2 + [[1, 1, 1, 1]] * 2
+
+
+def test_sample_tokens_top_k_one_is_greedy_and_top_p_keeps_the_head():
+    torch.manual_seed(0)
+    logits = torch.tensor([[0.0, 5.0, 1.0], [3.0, 0.0, 0.0]])
+    for _ in range(20):
+        assert sample_tokens(logits, Sampling(top_k=1)).tolist() == [1, 0]
+        assert sample_tokens(logits, Sampling(top_p=0.5)).tolist() == [1, 0]
+    assert sample_tokens(logits, Sampling(greedy=True)).tolist() == [1, 0]
