@@ -67,7 +67,7 @@ def examples() -> list[dict[str, str]]:
 
 
 def worker_ours(model_dir: str, turns: int, steps: int) -> list[tuple[float, float]]:
-    from langmarl.magrpo import MAGRPOConfig, MAGRPOTrainer
+    from langmarl.magrpo import LoRAConfig, MAGRPOConfig, MAGRPOTrainer
 
     models, tokenizer = load(model_dir)
     args = MAGRPOConfig(
@@ -81,6 +81,7 @@ def worker_ours(model_dir: str, turns: int, steps: int) -> list[tuple[float, flo
         use_chat_template=False,
         normalize_advantage=True,
         external_prompt_passthrough=True,
+        lora=LoRAConfig(r=16, alpha=32) if os.environ.get("OURS_LORA") else None,
     )
     trainer = MAGRPOTrainer(
         models,
