@@ -147,13 +147,35 @@ def sample_tokens(logits: torch.Tensor, sampling: Sampling) -> torch.Tensor:
     if sampling.top_k is not None and sampling.top_k < scaled.shape[-1]:
         kth = torch.topk(scaled, sampling.top_k, dim=-1).values[:, -1:]
         scaled = scaled.masked_fill(scaled < kth, float("-inf"))
+    probs = torch.softmax(scaled, dim=-1)
     if sampling.top_p < 1.0:
-        sorted_logits, order = scaled.sort(dim=-1, descending=True)
-        probs = torch.softmax(sorted_logits, dim=-1)
-        outside = probs.cumsum(dim=-1) - probs > sampling.top_p
-        sorted_logits = sorted_logits.masked_fill(outside, float("-inf"))
-        scaled = torch.full_like(scaled, float("-inf")).scatter(-1, order, sorted_logits)
-    return torch.multinomial(torch.softmax(scaled, dim=-1), 1).squeeze(-1)
+        return _nucleus(probs, sampling.top_p)
+    return torch.multinomial(probs, 1).squeeze(-1)
+
+
+def _nucleus(
+    probs: torch.Tensor, top_p: float, heads: tuple[int, ...] = (64, 1024)
+) -> torch.Tensor:
+    """Sample from the smallest set of tokens whose mass reaches ``top_p`` (per row).
+
+    Exact and cheap: when the k most likely tokens (k in ``heads``) already hold ``top_p`` of
+    the mass in every row, the nucleus lies inside them and only they are sorted; otherwise the
+    whole vocabulary is.
+    """
+    import torch
+
+    values, order = None, None
+    for head in heads:
+        values, order = probs.topk(min(head, probs.shape[-1]), dim=-1)
+        if bool((values.sum(dim=-1) >= top_p).all()):
+            break
+        values = None
+    if values is None or order is None:
+        values, order = probs.sort(dim=-1, descending=True)
+    outside = values.cumsum(dim=-1) - values > top_p
+    values = values.masked_fill(outside, 0.0)
+    picked = torch.multinomial(values, 1)
+    return order.gather(-1, picked).squeeze(-1)
 
 
 def decode(

@@ -71,3 +71,16 @@ def test_sample_tokens_top_k_one_is_greedy_and_top_p_keeps_the_head():
         assert sample_tokens(logits, Sampling(top_k=1)).tolist() == [1, 0]
         assert sample_tokens(logits, Sampling(top_p=0.5)).tolist() == [1, 0]
     assert sample_tokens(logits, Sampling(greedy=True)).tolist() == [1, 0]
+
+
+def test_nucleus_from_the_head_matches_the_full_sort_distribution():
+    torch.manual_seed(0)
+    probs = torch.tensor([[0.5, 0.3, 0.15, 0.05]])
+    from langmarl.magrpo.generation import _nucleus
+
+    head = [int(_nucleus(probs, 0.7, heads=(2,))) for _ in range(2000)]
+    full = [int(_nucleus(probs, 0.7, heads=())) for _ in range(2000)]
+    assert set(head) == set(full) == {0, 1}  # 0.5 + 0.3 reaches 0.7: the nucleus is {0, 1}
+    assert abs(head.count(0) / 2000 - full.count(0) / 2000) < 0.05
+    flat = torch.full((1, 8), 1 / 8)
+    assert len({int(_nucleus(flat, 0.9, heads=(2,))) for _ in range(300)}) > 2  # falls back
