@@ -191,6 +191,7 @@ def main() -> None:
     parser.add_argument("--turns", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--only", choices=["ours", "comlrl"], help="Measure one library only.")
     args = parser.parse_args()
     if args.setup:
         setup()
@@ -212,6 +213,8 @@ def main() -> None:
     for turns in args.turns:
         results = {}
         for who, python in (("comlrl", comlrl_python), ("ours", sys.executable)):
+            if args.only and who != args.only:
+                continue
             result = measure(who, python, model_dir, turns, args.steps, args.threads)
             results[who] = result
             if "error" in result:
@@ -223,7 +226,7 @@ def main() -> None:
             times = ", ".join(f"{t:.1f}" for t in result["times"])
             count, peak = len(result["times"]), result["peak_mb"]
             print(f"| {turns} | {who} | {mean:.1f} ({times}) | {cpu:.1f} | {count} | {peak:.0f} |")
-        if all("mean" in r for r in results.values()):
+        if len(results) == 2 and all("mean" in r for r in results.values()):
             speed = results["comlrl"]["mean"] / results["ours"]["mean"]
             cpu_speed = results["comlrl"]["cpu"] / max(results["ours"]["cpu"], 1e-9)
             memory = results["ours"]["peak_mb"] / results["comlrl"]["peak_mb"]

@@ -92,6 +92,7 @@ class MAGRPOTrainer(WeightSpaceTrainer):
                 PolicyBatch(
                     level.batches[index],
                     level_advantages(level.nodes, index, len(self.agents), self.args),
+                    group=self.args.num_generations,
                 )
                 for level in levels
             ]

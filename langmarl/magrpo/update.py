@@ -9,7 +9,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from langmarl.magrpo.config import TrainerConfig
-from langmarl.magrpo.generation import GenerationBatch, completion_logprobs
+from langmarl.magrpo.generation import (
+    GenerationBatch,
+    completion_logprobs,
+    shared_prompt_logprobs,
+)
 from langmarl.magrpo.kl import kl_k3
 from langmarl.magrpo.loss import policy_gradient_loss
 from langmarl.magrpo.policy import Agent
@@ -22,10 +26,14 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class PolicyBatch:
-    """Completions of one generation batch with the advantage of each row (``(B,)``)."""
+    """Completions of one generation batch with the advantage of each row (``(B,)``).
+
+    ``group``: rows per distinct prompt (G); each prompt is then run once per forward pass.
+    """
 
     batch: GenerationBatch
     advantages: torch.Tensor
+    group: int = 1
 
 
 @dataclass
@@ -84,16 +92,23 @@ def accumulate_policy_gradients(
     normalizer = total_tokens if config.loss_reduction == "token" else total_sequences
     stats.tokens, stats.sequences = total_tokens, total_sequences
     for part in parts:
-        keep = torch.arange(len(part.batch), device=part.advantages.device)
+        group = part.group
+        groups = part.advantages.reshape(-1, group)
+        keep = torch.arange(groups.shape[0], device=part.advantages.device)
         if config.beta == 0:
-            keep = keep[part.advantages != 0]
-        for start in range(0, len(keep), config.micro_batch_size):
-            rows = keep[start : start + config.micro_batch_size]
+            keep = keep[(groups != 0).any(dim=1)]
+        per_step = max(1, config.micro_batch_size // group)
+        for start in range(0, len(keep), per_step):
+            chosen = keep[start : start + per_step]
+            rows = (chosen[:, None] * group + torch.arange(group, device=chosen.device)).reshape(-1)
             sequences, attention, mask, prompt = _trimmed(
                 part.batch, rows.to(part.batch.sequences.device)
             )
             advantages = part.advantages[rows].to(sequences.device)
-            logprobs = completion_logprobs(agent.model, sequences, attention, prompt)
+            if group > 1:
+                logprobs = shared_prompt_logprobs(agent.model, sequences, attention, prompt, group)
+            else:
+                logprobs = completion_logprobs(agent.model, sequences, attention, prompt)
             loss = policy_gradient_loss(
                 logprobs, advantages, mask, config.loss_reduction, normalizer
             )

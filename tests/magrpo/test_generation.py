@@ -84,3 +84,30 @@ def test_nucleus_from_the_head_matches_the_full_sort_distribution():
     assert abs(head.count(0) / 2000 - full.count(0) / 2000) < 0.05
     flat = torch.full((1, 8), 1 / 8)
     assert len({int(_nucleus(flat, 0.9, heads=(2,))) for _ in range(300)}) > 2  # falls back
+
+
+def test_shared_prompt_logprobs_equal_the_plain_forward(tiny_models):
+    from langmarl.magrpo.generation import completion_logprobs, shared_prompt_logprobs
+
+    model = tiny_models[0][0]
+    torch.manual_seed(1)
+    prompts = torch.randint(3, 100, (2, 5))
+    prompts[0, :2] = EOS  # left padding on the first prompt
+    prompt_mask = torch.ones(2, 5, dtype=torch.long)
+    prompt_mask[0, :2] = 0
+    completions = torch.randint(3, 100, (6, 4))
+    completions[0, 2:] = EOS  # ended early: pad == end-of-text
+    sequences = torch.cat([prompts.repeat_interleave(3, dim=0), completions], dim=1)
+    mask = torch.cat(
+        [prompt_mask.repeat_interleave(3, dim=0), completion_mask(completions, [EOS]).long()], dim=1
+    )
+    plain = completion_logprobs(model, sequences, mask, 5)
+    shared = shared_prompt_logprobs(model, sequences, mask, 5, group=3)
+    scored = completion_mask(completions, [EOS]).bool()
+    assert torch.allclose(plain[scored], shared[scored], atol=1e-5)
+    grads = []
+    for values in (plain, shared):
+        model.zero_grad()
+        (values * scored).sum().backward(retain_graph=True)
+        grads.append(model.lm_head.weight.grad.clone())
+    assert torch.allclose(grads[0], grads[1], atol=1e-4)
