@@ -39,6 +39,7 @@ def main() -> None:
         num_threads=args.threads,
         seed=1,
     )
+
     def reward(samples):  # a band the untrained pair rarely hits: expansion 4-6x the summary
         return [length_ratio_reward(*s.completions[:2], low=4.0, high=6.0) for s in samples]
 
