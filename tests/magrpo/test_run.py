@@ -12,6 +12,8 @@ def test_shipped_configs_load(tmp_path):
         config = load_run_config(f"configs/magrpo/{name}.json")
         args = config.trainer_config()
         assert isinstance(args, MAGRPOConfig) and args.num_agents == 2
+    iac = load_run_config("configs/magrpo/writing_iac_tiny.json", {"algorithm": "maac"})
+    assert isinstance(iac.trainer_config(), ActorCriticConfig)
 
 
 def test_overrides_apply_and_unknown_keys_suggest(tmp_path):
