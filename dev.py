@@ -29,7 +29,8 @@ STAMP = VENV / ".langmarl-install"
 # multi-GB CUDA build. 2.13.0 is the CPU wheel these machines carry.
 TORCH = "torch==2.13.0"
 EXTRAS = "all,dev"
-QUICKSTART = ["chat", "In one sentence: what is reinforcement learning?"]
+# The main job: language-space training on the embedded model (2 agents, 2 iterations).
+QUICKSTART = ["train", "configs/quickstart.json"]
 
 
 def run(*cmd: str | Path, env: dict[str, str] | None = None) -> None:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from langmarl.config.base import BaseConfig
 
@@ -58,3 +58,22 @@ class PistonballConfig(BaseConfig):
     """Observation frame size."""
     action_mode: Literal["discrete", "continuous"] = "discrete"
     """Piston action space."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_agent_per_piston(cls, data: Any) -> Any:
+        """Set ``num_agents`` from ``num_pistons`` (or the other way round) when only one is
+        given; refuse two different values."""
+        if not isinstance(data, dict):
+            return data
+        agents, pistons = data.get("num_agents"), data.get("num_pistons")
+        if agents is not None and pistons is not None and agents != pistons:
+            raise ValueError(
+                f"num_agents ({agents}) must equal num_pistons ({pistons}): one agent per "
+                "piston; set only num_pistons"
+            )
+        if agents is None and pistons is not None:
+            data = {**data, "num_agents": pistons}
+        elif pistons is None and agents is not None:
+            data = {**data, "num_pistons": agents}
+        return data

@@ -6,7 +6,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -35,14 +35,36 @@ def atomic_write_json(path: Path, data: Any) -> None:
 
 
 def append_jsonl(path: Path, record: Any) -> None:
-    """Append one JSON line and fsync; a crash can only lose or truncate the last line,
-    which :func:`read_jsonl` skips."""
+    """Append one JSON line and fsync. A crash can only lose or truncate the last line:
+    :func:`read_jsonl` skips it, and the next append first cuts it off, so a torn line
+    never ends up in the middle of the file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
-    with open(path, "a", encoding="utf-8") as handle:
+    line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8")
+    with open(path, "a+b") as handle:
+        _drop_torn_tail(handle)
         handle.write(line)
         handle.flush()
         os.fsync(handle.fileno())
+
+
+def _drop_torn_tail(handle: BinaryIO, chunk: int = 4096) -> None:
+    """Truncate ``handle`` after its last newline when its last line has none."""
+    end = handle.seek(0, os.SEEK_END)
+    if end == 0:
+        return
+    handle.seek(end - 1)
+    if handle.read(1) == b"\n":
+        return
+    position = end
+    while position > 0:
+        start = max(0, position - chunk)
+        handle.seek(start)
+        found = handle.read(position - start).rfind(b"\n")
+        if found >= 0:
+            handle.truncate(start + found + 1)
+            return
+        position = start
+    handle.truncate(0)
 
 
 def read_jsonl(path: Path) -> list[Any]:

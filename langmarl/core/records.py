@@ -56,13 +56,21 @@ class Step(_Record):
         action: What it answered.
         reward: Reward for this step (0 for sequential collaboration until the end).
         info: Anything else the environment reports (e.g. ``{"error": "..."}``).
+
+    Other keys of a step dict (the reference's steps carry "agent_id, observation, action,
+    etc.") are kept as extra fields and written back by ``to_dict``.
     """
+
+    model_config = ConfigDict(extra="allow")
 
     agent_id: AgentId
     observation: str = ""
     action: str = ""
     reward: float = 0.0
     info: dict[str, Any] = Field(default_factory=dict)
+
+
+_TRAJECTORY_POSITIONAL = ("task", "steps", "reward", "metadata")
 
 
 class Trajectory(_Record):
@@ -82,6 +90,20 @@ class Trajectory(_Record):
     reward: float = 0.0
     metadata: dict[str, Any] = Field(default_factory=dict)
     agent_ids: list[AgentId] = Field(default_factory=list)
+
+    def __init__(self, *args: Any, **data: Any) -> None:
+        """Fields by keyword, or ``task, steps, reward, metadata`` by position as with the
+        reference's dataclass (``Trajectory(task, steps, 1.0)``)."""
+        if len(args) > len(_TRAJECTORY_POSITIONAL):
+            raise TypeError(
+                f"Trajectory takes at most {len(_TRAJECTORY_POSITIONAL)} positional arguments "
+                f"({', '.join(_TRAJECTORY_POSITIONAL)}); got {len(args)}"
+            )
+        for name, value in zip(_TRAJECTORY_POSITIONAL, args, strict=False):
+            if name in data:
+                raise TypeError(f"Trajectory got {name!r} both by position and by keyword")
+            data[name] = value
+        super().__init__(**data)
 
     def actions_of(self, agent_id: AgentId) -> list[str]:
         """Every action ``agent_id`` took, in order."""

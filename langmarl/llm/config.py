@@ -52,7 +52,8 @@ class LLMConfig(BaseModel):
     output_price_per_million: float = Field(default=0.0, ge=0.0)
     """USD per million output tokens."""
     timeout: float = Field(default=120.0, gt=0.0)
-    """Seconds one HTTP attempt may take before it is abandoned and retried."""
+    """Seconds one HTTP attempt may take before it is abandoned and retried (remote
+    endpoints; a call to the embedded model is bounded by ``max_tokens`` instead)."""
     max_retries: int = Field(default=4, ge=0, le=20)
     """Retries after the first attempt on 429, 5xx, timeouts and connection errors."""
     retry_initial_wait: float = Field(default=0.5, ge=0.0, le=60.0)

@@ -198,24 +198,38 @@ class MonteCarloTrainer:
         end = int(getattr(self.config, "start_iteration", 0)) + target
         self.stop_reason = None
         self._emit("on_train_start", self)
-        status, error = "completed", None
+        status = "stopped"
         try:
-            for iteration in range(first, end):
-                await self.arun_iteration(iteration)
-                if self.stop_reason:
-                    status, error = "stopped", self.stop_reason
-                    break
+            status = await self._tracked(self._iterate(first, end))
+        finally:
+            self._emit("on_train_end", status, self)
+        return self._sync_metrics()
+
+    async def _iterate(self, first: int, end: int) -> str:
+        for iteration in range(first, end):
+            await self.arun_iteration(iteration)
+            if self.stop_reason:
+                return "stopped"
+        return "completed"
+
+    async def _tracked(self, work: Awaitable[str]) -> str:
+        """Await ``work``, which returns the run's outcome (``completed`` or ``stopped``),
+        and record it as the run's status; ``stopped`` on interrupt, ``failed`` on any
+        other error."""
+        status, error = "failed", None
+        try:
+            status = await work
+            error = (self.stop_reason or "stopped") if status == "stopped" else None
+            return status
         except (KeyboardInterrupt, asyncio.CancelledError):
             status, error = "stopped", "interrupted"
             raise
         except BaseException as exc:
-            status, error = "failed", f"{type(exc).__name__}: {exc}"
+            error = f"{type(exc).__name__}: {exc}"
             self.logger.error(f"training failed: {error}")
             raise
         finally:
             self.store.set_status(self.run_id, status, error)  # type: ignore[arg-type]
-            self._emit("on_train_end", status, self)
-        return self._sync_metrics()
 
     def train(self, num_iterations: int | None = None) -> list[dict[str, Any]]:
         """Train until ``num_iterations`` (default ``config.num_iterations``) iterations of
@@ -224,9 +238,31 @@ class MonteCarloTrainer:
         return run_sync(self.atrain(num_iterations))
 
     def train_one_iteration(self, iteration: int) -> dict[str, Any]:
-        """Run the five phases of ``iteration`` (checkpoint ``iteration`` must exist) and
-        return its statistics."""
-        return run_sync(self.arun_iteration(iteration))
+        """Run the five phases of ``iteration`` and return its statistics.
+
+        Checkpoint ``iteration`` must exist, except on a run with no checkpoint yet: then the
+        run is opened first, as :meth:`train` does (checkpoint ``start_iteration`` holds the
+        environment's default policies), so a fresh trainer can call this directly."""
+        return run_sync(self._atrain_one(iteration))
+
+    async def _atrain_one(self, iteration: int) -> dict[str, Any]:
+        start = int(getattr(self.config, "start_iteration", 0))
+        known = self.store.read_json(self.run_id, "run.json", default=None) or {}
+        target = int(known.get("target_iterations") or self.config.num_iterations)
+        self._start(max(target, iteration + 1 - start))
+        self.stop_reason = None
+        done: list[dict[str, Any]] = []
+
+        async def one() -> str:
+            done.append(await self.arun_iteration(iteration))
+            info = self.store.run_info(self.run_id)
+            if info.get("completed_iterations", 0) >= info.get("target_iterations", 0):
+                return "completed"
+            self.stop_reason = "stopped after train_one_iteration"
+            return "stopped"
+
+        await self._tracked(one())
+        return done[0]
 
     # -- one iteration ----------------------------------------------------------------------
     async def arun_iteration(self, iteration: int) -> dict[str, Any]:

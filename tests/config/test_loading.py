@@ -134,3 +134,14 @@ def test_apply_overrides_expands_preset_strings() -> None:
     assert result["llm"] == {"preset": "local", "max_tokens": 64}
     assert result["a"] == {"b": {"c": 1}}
     assert data["llm"] == "local"  # the input is not modified
+
+
+def test_pistonball_keeps_one_agent_per_piston(tmp_path: Path) -> None:
+    assert PistonballConfig(num_pistons=5).num_agents == 5
+    assert PistonballConfig(num_agents=4).num_pistons == 4
+    config = load_config(write(tmp_path / "p.json", {"env": "pistonball", "num_pistons": 6}))
+    assert isinstance(config, PistonballConfig) and config.num_agents == 6
+    with pytest.raises(ConfigError, match=r"num_agents \(3\) must equal num_pistons \(5\)"):
+        load_config(
+            write(tmp_path / "q.json", {"env": "pistonball", "num_pistons": 5, "num_agents": 3})
+        )

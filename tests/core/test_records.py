@@ -46,3 +46,16 @@ def test_records_allow_dict_style_access_like_the_reference() -> None:
 def test_unknown_fields_are_rejected() -> None:
     with pytest.raises(ValueError, match="extra"):
         PolicyUpdate.model_validate({"agent_id": "a", "method": "kept", "bogus": 1})
+
+
+def test_trajectory_takes_the_reference_positional_form() -> None:
+    steps = [{"agent_id": "solver", "observation": "2+3?", "action": "5", "thought": "add"}]
+    trajectory = Trajectory({"question": "2+3?"}, steps, 1.0, {"source": "test"})
+    assert trajectory.reward == 1.0 and trajectory.metadata == {"source": "test"}
+    # extra step keys ("etc." in the reference) survive a JSON round trip
+    assert trajectory.to_dict()["steps"][0]["thought"] == "add"
+    assert Trajectory.from_dict(trajectory.to_dict()) == trajectory
+    with pytest.raises(TypeError, match="both by position and by keyword"):
+        Trajectory({}, task={})
+    with pytest.raises(TypeError, match="at most 4"):
+        Trajectory({}, [], 0.0, {}, ["a"])

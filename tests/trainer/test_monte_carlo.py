@@ -7,7 +7,7 @@ from trainer_fakes import AGENTS, default_reply, make_parts, role_of
 
 from langmarl.core.errors import LLMError
 from langmarl.store import LocalStore
-from langmarl.trainer import Callback, MonteCarloTrainer
+from langmarl.trainer import Callback, EarlyStoppingCallback, MonteCarloTrainer
 
 
 class Recorder(Callback):
@@ -125,3 +125,78 @@ def test_actor_failure_becomes_a_failed_episode(tmp_path: Path) -> None:
     assert stats["failed_episodes"] == 3 and stats["evaluated_episodes"] == 0
     assert stats["policy_updates"] == {"drafter": "kept", "finisher": "kept"}
     assert trainer.store.run_info("test")["status"] == "completed"
+
+
+def test_early_stopping_stops_the_run_with_a_reason(tmp_path: Path) -> None:
+    cfg, env, critic, opt = make_parts(tmp_path, num_iterations=6)
+    stopper = EarlyStoppingCallback(patience=2, min_delta=0.01)
+    trainer = MonteCarloTrainer(cfg, env, critic, opt, callbacks=[stopper])
+    metrics = trainer.train()
+    # the reward is 1.0 from the first iteration on: iterations 1 and 2 do not improve it
+    assert [m["iteration"] for m in metrics] == [0, 1, 2]
+    info = trainer.store.run_info("test")
+    assert info["status"] == "stopped" and "early stopping" in info["error"]
+    # training again resumes with the history read back: one more flat iteration stops it
+    metrics = MonteCarloTrainer(cfg, env, critic, opt, callbacks=[stopper]).train()
+    assert len(metrics) == 4
+
+
+def test_train_one_iteration_on_a_fresh_trainer_opens_the_run(tmp_path: Path) -> None:
+    cfg, env, critic, opt = make_parts(tmp_path, num_iterations=3)
+    trainer = MonteCarloTrainer(cfg, env, critic, opt)
+    stats = trainer.train_one_iteration(0)
+    for key in ("paradigm", "num_episodes", "avg_reward", "min_reward", "max_reward", "rewards"):
+        assert key in stats
+    assert stats["num_episodes"] == 3 and stats["cost_usd"] == 0.0
+    assert stats["input_tokens"] + stats["output_tokens"] == stats["total_tokens"] > 0
+    assert trainer.checkpoint.latest_iteration() == 1
+    info = trainer.store.run_info("test")
+    assert info["status"] == "stopped" and info["completed_iterations"] == 1
+    assert trainer.train_one_iteration(1)["iteration"] == 1
+    assert trainer.train()[-1]["iteration"] == 2
+    assert trainer.store.run_info("test")["status"] == "completed"
+
+
+def test_calls_within_a_phase_run_concurrently(tmp_path: Path) -> None:
+    # 0.2 s per call; 6 episodes of 2 sequential actor calls each = 2 rounds if concurrent
+    cfg, env, critic, opt = make_parts(
+        tmp_path,
+        latency=0.2,
+        num_iterations=1,
+        trajectories_per_iteration=6,
+        episode_generation_workers=6,
+        max_workers=6,
+        optimizer_workers=12,
+    )
+    stats = MonteCarloTrainer(cfg, env, critic, opt).train()[0]
+    phases = stats["phase_seconds"]
+    assert phases["generate"] < 2 * 0.2 * 3  # serial would be 12 rounds (2.4 s)
+    assert phases["evaluate"] < 2 * 0.2 * 3  # critic round + gradient round, not 6 + 12
+    assert phases["update"] < 2 * 0.2 * 3  # aggregation round + rewrite round, not 4
+
+
+def test_episode_worker_limit_bounds_concurrent_episodes(tmp_path: Path) -> None:
+    cfg, env, critic, opt = make_parts(
+        tmp_path,
+        latency=0.05,
+        num_iterations=1,
+        trajectories_per_iteration=6,
+        episode_generation_workers=2,
+    )
+    backend = env.llm.backend
+    in_flight, peak = 0, 0
+    original = backend.complete
+
+    async def counting(request: Any) -> Any:
+        nonlocal in_flight, peak
+        actor = role_of(request) == "actor"
+        in_flight += actor
+        peak = max(peak, in_flight)
+        try:
+            return await original(request)
+        finally:
+            in_flight -= actor
+
+    backend.complete = counting  # type: ignore[method-assign]
+    MonteCarloTrainer(cfg, env, critic, opt, callbacks=[]).train()
+    assert peak == 2  # two episodes at a time, each agent acting in turn

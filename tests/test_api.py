@@ -1,0 +1,55 @@
+"""`langmarl.train(config_path, **overrides)` end to end over a real HTTP test server."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+import langmarl
+from langmarl.testing.openai_stub import OpenAIStub
+
+
+def _reply(body: dict[str, Any]) -> str:
+    system = body["messages"][0]["content"] if body["messages"] else ""
+    if "critic" in system:
+        return '{"researcher": "quote the fact", "answerer": "answer in one word"}'
+    if "rewrite the instructions" in system:
+        return "You answer with one word after quoting the fact from the context."
+    if "improve the instructions" in system or "merge" in system:
+        return "Quote the fact, then answer in one word."
+    return "Answer: Paris"
+
+
+def test_train_runs_resumes_and_applies_overrides(tmp_path: Path) -> None:
+    with OpenAIStub(responder=_reply) as stub:
+        config = tmp_path / "c.json"
+        llm = {"name": "stub", "model_string": "ok", "base_url": stub.base_url}
+        llm |= {"requires_api_key": False, "max_retries": 0}
+        config.write_text(
+            json.dumps(
+                {
+                    "env": "language",
+                    "exp_name": "api",
+                    "num_iterations": 5,
+                    "trajectories_per_iteration": 2,
+                    "llm": llm,
+                    "seed": 0,
+                    "experiment_dir": str(tmp_path / "runs"),
+                    "checkpoint_dir": str(tmp_path / "ck"),
+                }
+            )
+        )
+        metrics = langmarl.train(config, num_iterations=1, **{"llm.max_tokens": 32})
+        assert [m["iteration"] for m in metrics] == [0]
+        assert metrics[0]["num_episodes"] == 2
+        assert set(metrics[0]["usage_by_role"]) >= {"actor", "critic", "optimizer"}
+        assert all(b.get("max_tokens") == 32 for b in stub.bodies)
+        requests = len(stub.bodies)
+        metrics = langmarl.train(config, num_iterations=2)  # resumes: one more iteration
+        assert [m["iteration"] for m in metrics] == [0, 1]
+        assert len(stub.bodies) - requests == requests
+        other = langmarl.train(config, num_iterations=1, run_id="other")
+        assert len(other) == 1
+    runs = {p.name for p in (tmp_path / "runs").iterdir()}
+    assert runs == {"api", "other"}
+    policies = (tmp_path / "runs" / "api" / "policies" / "iter_0002" / "answerer.txt").read_text()
+    assert "one word" in policies
