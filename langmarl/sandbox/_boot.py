@@ -2,15 +2,20 @@
 
 Run as ``python -I -B -X utf8 -c <this source> <config json> <script> [args…]``. Before the
 user's script runs it: joins the run's pids cgroup, moves into a fresh network namespace (when
-the kernel allows), sets the resource limits and installs an audit hook that refuses writes
-outside the sandbox directory, network sockets and DNS, starting other programs, reading
-other processes' environments, and walking the garbage collector (which could reach the
-hook's state). The hook is a Python-level guard: code that loads native libraries could get
-around it; the kernel-level barriers are the limits, the namespace and the cgroup.
+the kernel allows), sets the resource limits, confines the file system with Landlock (when the
+kernel offers it; see ``landlock.py``) and installs an audit hook that refuses writes outside
+the sandbox directory, network sockets and DNS, starting other programs, reading other
+processes' environments, and walking the garbage collector (which could reach the hook's
+state). The hook is a Python-level guard: code that loads native libraries could get around
+it; the kernel-level barriers are the limits, the namespace, the cgroup and Landlock.
+
+The Landlock ABI used (0: unavailable, only the hook guards the file system) is written to the
+status descriptor ``config["status_fd"]``, which is closed before the user's script runs.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -45,6 +50,11 @@ _NATIVE_DENY = frozenset(
     {"socket", "connect", "bind", "sendto", "execve", "execv", "execvp", "system", "popen"}
     | {"posix_spawn", "unshare", "setns", "setrlimit", "prlimit", "prlimit64", "fork"}
 )
+_ETC_FILES = ("ld.so.cache", "localtime", "passwd", "group", "nsswitch.conf")
+_NETWORK_ETC = ("resolv.conf", "hosts", "host.conf", "gai.conf", "services", "protocols", "ssl")
+_SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/bin")
+_DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
+_SYSTEM_INFO = ("/proc/cpuinfo",)  # PyOpenGL reads it on import (mujoco.egl)
 _ENVIRON = re.compile(r"^/proc/(\d+|thread-self)/(task/\d+/)?environ$")
 
 
@@ -77,6 +87,45 @@ def _set_limits(config: dict[str, Any]) -> None:
         _soft, hard = resource.getrlimit(which)
         capped = value if hard == resource.RLIM_INFINITY else min(value, hard)
         resource.setrlimit(which, (capped, capped))
+
+
+def _confine(config: dict[str, Any]) -> int:
+    """Landlock: read Python and the system libraries, write only the sandbox dir.
+
+    Returns the ABI version used, 0 when the kernel has no Landlock.
+    """
+    spec = importlib.util.spec_from_file_location("_sandbox_landlock", config["landlock_module"])
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load the Landlock module {config['landlock_module']!r}")
+    landlock = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(landlock)
+    etc = _ETC_FILES + (_NETWORK_ETC if config["allow_network"] else ())
+    read = [
+        *(p for p in sys.path if os.path.isdir(p)),
+        *config["readable"],
+        *(os.path.join("/etc", name) for name in etc),
+        *_DEVICES,
+        *_SYSTEM_INFO,
+        f"/proc/{os.getpid()}",
+    ]
+    python = (sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable)))
+    try:
+        return int(
+            landlock.confine(
+                read=read,
+                execute=[*python, *_SYSTEM_DIRS],
+                write=config["writable"],
+                allow_network=config["allow_network"],
+            )
+        )
+    except landlock.LandlockUnavailable:
+        return 0
+
+
+def _report_status(fd: int | None, landlock_abi: int) -> None:
+    if fd is not None:
+        os.write(fd, f"landlock={landlock_abi}\n".encode())
+        os.close(fd)
 
 
 def _make_hook(config: dict[str, Any]) -> Callable[[str, tuple[Any, ...]], None]:
@@ -140,6 +189,7 @@ def main() -> None:
     if not config["allow_network"]:
         _unshare_network()
     _set_limits(config)
+    _report_status(config.get("status_fd"), _confine(config))
     os.chdir(config["workdir"])
     sys.path.insert(0, config["workdir"])
     sys.argv = [script, *args]

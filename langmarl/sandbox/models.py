@@ -44,5 +44,10 @@ class SandboxResult(BaseModel):
     """Why the run was stopped or failed for containment: ``timeout``, ``memory_limit``,
     ``process_limit``, ``cpu_limit``, ``file_size_limit``, ``output_limit``,
     ``network_blocked``, ``write_blocked``, ``subprocess_blocked``, ``secret_blocked``
-    or ``signal SIGxxx``; ``None`` for an ordinary exit."""
+    (the audit hook refused), ``fs_blocked`` (the program failed with ``EACCES`` under
+    Landlock: the kernel refused a file access, e.g. one reached through ``dir_fd``) or
+    ``signal SIGxxx``; ``None`` for an ordinary exit."""
     duration_s: float = 0.0
+    landlock_abi: int = 0
+    """Landlock ABI the run was confined with; 0 when the kernel offers none, and then only
+    the audit hook guards the file system."""

@@ -4,8 +4,9 @@ Each run gets a fresh temporary directory as its working directory (and HOME and
 minimal environment (nothing inherited: no API keys), a new session whose whole process
 group is killed on timeout and after exit, resource limits (address space, CPU, file size,
 processes), a pids cgroup when running as root, a fresh network namespace when the kernel
-allows, and an audit-hook guard (see ``_boot.py``). See ``docs/text_envs.md`` for what is
-and is not prevented.
+allows, a Landlock file-system barrier when the kernel offers one (``landlock.py``) and an
+audit-hook guard (see ``_boot.py``). See ``docs/text_envs.md`` for what is and is not
+prevented.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import sys
 import tempfile
 import threading
 import time
+import warnings
 from pathlib import Path, PurePosixPath
 from typing import IO
 
@@ -30,6 +32,10 @@ from langmarl.sandbox.models import SandboxLimits, SandboxResult
 
 SCRIPT_NAME = "main.py"
 _BOOT_SOURCE = (Path(__file__).with_name("_boot.py")).read_text()
+_LANDLOCK_MODULE = Path(__file__).with_name("landlock.py")
+_PACKAGE_DIR = Path(__file__).resolve().parents[1]
+"""langmarl itself stays readable: sandboxed harnesses import it (an editable install keeps it
+off ``sys.path``)."""
 _DEFAULT_LIMITS = SandboxLimits()
 _GUARD_REASONS = (
     "network_blocked",
@@ -117,11 +123,18 @@ def _environment(workdir: Path, limits: SandboxLimits) -> dict[str, str]:
 
 
 def _command(
-    workdir: Path, limits: SandboxLimits, cgroup: PidsCgroup | None, args: list[str]
+    workdir: Path,
+    limits: SandboxLimits,
+    cgroup: PidsCgroup | None,
+    args: list[str],
+    status_fd: int,
 ) -> list[str]:
     config = {
         "workdir": str(workdir),
         "writable": [str(workdir), "/dev/null"],
+        "readable": [str(_PACKAGE_DIR)],
+        "landlock_module": str(_LANDLOCK_MODULE),
+        "status_fd": status_fd,
         "allow_network": limits.allow_network,
         "allow_subprocess": limits.allow_subprocess,
         "memory_bytes": limits.memory_mb * 1024 * 1024,
@@ -167,20 +180,25 @@ def _run(
     args: list[str],
 ) -> SandboxResult:
     start = time.monotonic()
+    status_read, status_write = os.pipe()
     try:
         proc = subprocess.Popen(
-            _command(workdir, limits, cgroup, args),
+            _command(workdir, limits, cgroup, args, status_write),
             cwd=workdir,
             env=_environment(workdir, limits),
             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,
+            pass_fds=(status_write,),
         )
     except OSError as exc:
+        os.close(status_read)
         raise SandboxError(
             f"could not start the sandboxed interpreter {sys.executable}: {exc}"
         ) from exc
+    finally:
+        os.close(status_write)
     overflow = threading.Event()
     assert proc.stdout is not None and proc.stderr is not None  # PIPE was requested
     out = _Capture(proc.stdout, limits.max_output_bytes, overflow)
@@ -190,8 +208,17 @@ def _run(
     timed_out = _wait(proc, limits.timeout_s, overflow)
     _kill_group(proc.pid, cgroup)
     returncode = proc.wait()
+    landlock_abi = _read_status(status_read)
+    if landlock_abi == 0:
+        warnings.warn(
+            "the sandbox ran without Landlock (the kernel offers none): only the audit hook "
+            "guarded the file system; see docs/text_envs.md",
+            RuntimeWarning,
+            stacklevel=2,
+        )
     stdout, stderr = out.text(), err.text()
-    reason = _killed_reason(returncode, stderr, timed_out, out.overflowed or err.overflowed)
+    overflowed = out.overflowed or err.overflowed
+    reason = _killed_reason(returncode, stderr, timed_out, overflowed, landlock_abi)
     if timed_out:
         stderr += f"\n[sandbox] killed after the {limits.timeout_s}s timeout (whole process group)"
     return SandboxResult(
@@ -202,7 +229,24 @@ def _run(
         timed_out=timed_out,
         killed_reason=reason,
         duration_s=time.monotonic() - start,
+        landlock_abi=landlock_abi,
     )
+
+
+def _read_status(fd: int) -> int:
+    """The Landlock ABI the start-up code reported (0: none, or it died before reporting)."""
+    os.set_blocking(fd, False)
+    try:
+        text = os.read(fd, 256).decode("ascii", errors="replace")
+    except BlockingIOError:
+        text = ""
+    finally:
+        os.close(fd)
+    for line in text.splitlines():
+        key, _, value = line.partition("=")
+        if key == "landlock" and value.isdigit():
+            return int(value)
+    return 0
 
 
 def _feed(proc: subprocess.Popen[bytes], text: str) -> None:
@@ -238,7 +282,9 @@ def _kill_group(pgid: int, cgroup: PidsCgroup | None) -> None:
                 os.kill(pid, signal.SIGKILL)
 
 
-def _killed_reason(returncode: int, stderr: str, timed_out: bool, overflowed: bool) -> str | None:
+def _killed_reason(
+    returncode: int, stderr: str, timed_out: bool, overflowed: bool, landlock_abi: int
+) -> str | None:
     if timed_out:
         return "timeout"
     if overflowed:
@@ -250,8 +296,12 @@ def _killed_reason(returncode: int, stderr: str, timed_out: bool, overflowed: bo
     for reason in _GUARD_REASONS:
         if f"({reason})" in stderr:
             return reason
+    if landlock_abi and "[Errno 13]" in stderr:
+        return "fs_blocked"  # Landlock refused a file (or TCP) access the audit hook let through
     if "MemoryError" in stderr:
         return "memory_limit"
+    if "[Errno 27]" in stderr:  # EFBIG: Python ignores SIGXFSZ, so the write fails instead
+        return "file_size_limit"
     if "BlockingIOError" in stderr or "Resource temporarily unavailable" in stderr:
         return "process_limit"
     return None

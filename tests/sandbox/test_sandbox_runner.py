@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import socket
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -149,8 +152,143 @@ def test_secret_environment_variables_are_not_inherited(monkeypatch: pytest.Monk
     )
     assert result.ok and "sk-test-secret" not in result.stdout
     assert "'MY_SETTING'" in result.stdout and "OPENAI_API_KEY" not in result.stdout.split("\n")[0]
-    parent = run_python("import os; print(open(f'/proc/{os.getppid()}/environ').read())")
-    assert parent.killed_reason == "secret_blocked" and "sk-test-secret" not in parent.stdout
+
+
+_SECRET = "sk-launch-env-secret-4f9a"
+_PROBE_PARENT_ENVIRON = """
+import os
+ppid = os.getppid()
+def attempt(name, read):
+    try:
+        print(name, read())
+    except OSError as exc:
+        print(name, "refused", type(exc).__name__, exc.errno)
+def via_dir_fd(flags):
+    d = os.open(f"/proc/{ppid}", flags)
+    return os.read(os.open("environ", os.O_RDONLY, dir_fd=d), 100000)
+attempt("env", lambda: dict(os.environ))
+attempt("open", lambda: open(f"/proc/{ppid}/environ", "rb").read())
+attempt("dir_fd", lambda: via_dir_fd(os.O_RDONLY))
+attempt("o_path", lambda: via_dir_fd(os.O_PATH))
+attempt("task", lambda: open(f"/proc/{ppid}/task/{ppid}/environ", "rb").read())
+"""
+_PARENT = """
+import json, sys
+from langmarl.sandbox import run_python
+own = open("/proc/self/environ", "rb").read()
+result = run_python(sys.stdin.read())
+print(json.dumps({"parent_has_secret": SECRET.encode() in own, **result.model_dump()}))
+"""
+
+
+def test_secret_in_the_launch_environment_never_reaches_the_program() -> None:
+    """The secret is in the parent's real /proc/<pid>/environ; no way of reading it works."""
+    parent = _PARENT.replace("SECRET", repr(_SECRET))
+    env = {**os.environ, "LANGMARL_TEST_SECRET": _SECRET}
+    done = subprocess.run(
+        [sys.executable, "-c", parent], input=_PROBE_PARENT_ENVIRON, env=env,
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["parent_has_secret"]  # so reading it would show it
+    assert report["ok"], report["stderr"]
+    assert _SECRET not in report["stdout"] and _SECRET not in report["stderr"]
+    lines = dict(line.split(" ", 1) for line in report["stdout"].splitlines())
+    assert set(lines) == {"env", "open", "dir_fd", "o_path", "task"}
+    assert "LANGMARL_TEST_SECRET" not in lines["env"]
+    for name in ("open", "dir_fd", "o_path", "task"):
+        assert lines[name].startswith("refused PermissionError"), (name, lines[name])
+
+
+def test_dir_fd_write_outside_the_sandbox_is_blocked(tmp_path: Path) -> None:
+    for flags in ("os.O_RDONLY", "os.O_PATH"):
+        code = (
+            f"import os\nfd = os.open({str(tmp_path)!r}, {flags})\n"
+            "os.open('escaped.txt', os.O_WRONLY | os.O_CREAT, dir_fd=fd)\n"
+        )
+        result = run_python(code)
+        assert not result.ok and result.killed_reason == "fs_blocked", result.stderr
+        assert "PermissionError" in result.stderr
+        assert not (tmp_path / "escaped.txt").exists()
+
+
+def test_dir_fd_read_of_the_parent_environment_is_blocked() -> None:
+    code = (
+        "import os\nd = os.open(f'/proc/{os.getppid()}', os.O_RDONLY)\n"
+        "print(os.read(os.open('environ', os.O_RDONLY, dir_fd=d), 100000))\n"
+    )
+    result = run_python(code)
+    assert not result.ok and result.killed_reason == "fs_blocked", result.stderr
+    assert result.stdout == ""
+
+
+def test_reading_files_outside_the_allowed_paths_is_blocked(tmp_path: Path) -> None:
+    private = tmp_path / "private.txt"
+    private.write_text("do not read")
+    result = run_python(f"print(open({str(private)!r}).read())")
+    assert result.killed_reason == "fs_blocked" and "do not read" not in result.stdout
+    result = run_python("import os; print(os.listdir('/tmp'))")
+    assert result.killed_reason == "fs_blocked" and result.stdout == ""
+
+
+def test_programs_started_by_the_code_stay_confined(tmp_path: Path) -> None:
+    """A child interpreter has no audit hook; Landlock still refuses the write."""
+    target = tmp_path / "escaped.txt"
+    inner = f"open({str(target)!r}, 'w').write('pwned')"
+    code = f"import subprocess, sys\nsubprocess.run([sys.executable, '-c', {inner!r}], check=True)"
+    result = run_python(code, limits=SandboxLimits(allow_subprocess=True))
+    assert not result.ok and "PermissionError" in result.stderr
+    assert not target.exists()
+
+
+def test_signals_to_processes_outside_the_sandbox_are_refused() -> None:
+    bystander = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        result = run_python(f"import os, signal; os.kill({bystander.pid}, signal.SIGKILL)")
+        assert not result.ok and "PermissionError" in result.stderr
+        assert bystander.poll() is None
+    finally:
+        bystander.kill()
+        bystander.wait()
+
+
+def test_ordinary_programs_still_work_under_landlock() -> None:
+    """Positive control: write and read back in the workdir, read stdlib sources, import."""
+    code = (
+        "import os, json, sqlite3, tempfile, inspect\n"
+        "os.makedirs('sub/dir')\n"
+        "with open('sub/dir/data.json', 'w') as f: json.dump({'a': 1}, f)\n"
+        "os.rename('sub/dir/data.json', 'moved.json')\n"
+        "with tempfile.NamedTemporaryFile('w', delete=False) as f: f.write('t')\n"
+        "print(json.load(open('moved.json'))['a'], len(inspect.getsource(json)) > 100)\n"
+        "print(open(os.devnull).read() == '', len(os.urandom(4)))\n"
+        "print(open(f'/proc/{os.getpid()}/status').read().startswith('Name'))\n"
+        "os.remove('moved.json'); os.rmdir('sub/dir')\n"
+    )
+    result = run_python(code)
+    assert result.ok, result.stderr
+    assert result.stdout.split() == ["1", "True", "True", "4", "True"]
+    assert result.landlock_abi >= 1
+
+
+def test_without_landlock_the_audit_hook_still_guards(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A kernel without Landlock: the run says so (landlock_abi=0, a warning), the hook holds."""
+    import langmarl.sandbox.runner as runner
+
+    stub = tmp_path / "no_landlock.py"
+    stub.write_text(
+        "class LandlockUnavailable(OSError):\n    pass\n"
+        "def confine(**kwargs):\n    raise LandlockUnavailable(95, 'no Landlock')\n"
+    )
+    monkeypatch.setattr(runner, "_LANDLOCK_MODULE", stub)
+    target = tmp_path / "escaped.txt"
+    with pytest.warns(RuntimeWarning, match="without Landlock"):
+        result = run_python(f"open({str(target)!r}, 'w').write('pwned')")
+    assert result.landlock_abi == 0 and result.killed_reason == "write_blocked"
+    assert not target.exists()
 
 
 @pytest.fixture()
@@ -186,6 +324,12 @@ def test_network_namespace_blocks_programs_outside_the_guard(listener: socket.so
     result = run_python(code, limits=SandboxLimits(allow_subprocess=True))
     assert "connected" not in result.stdout
     assert "OSError" in result.stderr or "Error" in result.stderr
+
+
+def test_huge_file_hits_the_file_size_limit() -> None:
+    code = "open('big', 'wb').write(b'x' * 2_000_000)"
+    result = run_python(code, limits=SandboxLimits(max_file_bytes=1_000_000))
+    assert not result.ok and result.killed_reason == "file_size_limit", result.stderr
 
 
 def test_output_flood_is_cut_and_reported() -> None:
