@@ -16,6 +16,7 @@ _NAMES = {
     "LanguageTaskConfig": "langmarl.config.envs",
     "OvercookedConfig": "langmarl.config.envs",
     "PistonballConfig": "langmarl.config.envs",
+    "TicTacToeConfig": "langmarl.config.envs",
     "load_config": "langmarl.config.loading",
     # LLM layer
     "LLMClient": "langmarl.llm.client",
@@ -79,7 +80,12 @@ __getattr__ = lazy_getattr(__name__, _NAMES)
 if TYPE_CHECKING:
     from langmarl.api import build_trainer, train
     from langmarl.config.base import BaseConfig
-    from langmarl.config.envs import LanguageTaskConfig, OvercookedConfig, PistonballConfig
+    from langmarl.config.envs import (
+        LanguageTaskConfig,
+        OvercookedConfig,
+        PistonballConfig,
+        TicTacToeConfig,
+    )
     from langmarl.config.loading import load_config
     from langmarl.core.base import (
         BaseAgent,

@@ -94,7 +94,7 @@ def run(
 
     config = _loop_config(env, iterations, timesteps, overrides, config_file)
     text, vision = _clients(llm, vlm)
-    with console.status(f"p2p session on {env} …"):
+    with console.status(f"p2p session on {config.env_id} …"):
         result = run_loop(intent, config, llm=text, vlm=vision, runs_dir=runs_dir)
     colour = (
         "green"

@@ -1,7 +1,12 @@
 """Typed, validated configuration: run configs per environment and their loading."""
 
 from langmarl.config.base import BaseConfig
-from langmarl.config.envs import LanguageTaskConfig, OvercookedConfig, PistonballConfig
+from langmarl.config.envs import (
+    LanguageTaskConfig,
+    OvercookedConfig,
+    PistonballConfig,
+    TicTacToeConfig,
+)
 from langmarl.config.loading import (
     CONFIG_KINDS,
     apply_overrides,
@@ -16,6 +21,7 @@ __all__ = [
     "LanguageTaskConfig",
     "OvercookedConfig",
     "PistonballConfig",
+    "TicTacToeConfig",
     "apply_overrides",
     "load_config",
     "parse_assignment",

@@ -77,3 +77,16 @@ class PistonballConfig(BaseConfig):
         elif pistons is None and agents is not None:
             data = {**data, "num_pistons": agents}
         return data
+
+
+class TicTacToeConfig(BaseConfig):
+    """TicTacToe in language space: one LLM player (X) whose system prompt is trained
+    against an :class:`~langmarl.envs.text.tictactoe.Opponent`."""
+
+    env: str = "tictactoe"
+    num_agents: int = Field(default=1, ge=1, le=1)
+    """One player (the LLM plays X)."""
+    play_style: Literal["optimal", "random"] = "optimal"
+    """The opponent: exact minimax, or uniformly random moves seeded per episode."""
+    max_steps: int = Field(default=12, ge=1)
+    """Moves the player may make before the game is cut off."""

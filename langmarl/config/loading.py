@@ -48,12 +48,18 @@ class ConfigKinds:
 
 def default_kinds() -> ConfigKinds:
     """The built-in config kinds."""
-    from langmarl.config.envs import LanguageTaskConfig, OvercookedConfig, PistonballConfig
+    from langmarl.config.envs import (
+        LanguageTaskConfig,
+        OvercookedConfig,
+        PistonballConfig,
+        TicTacToeConfig,
+    )
 
     kinds = ConfigKinds()
     kinds.register("language", LanguageTaskConfig)
     kinds.register("overcooked", OvercookedConfig)
     kinds.register("pistonball", PistonballConfig)
+    kinds.register("tictactoe", TicTacToeConfig)
     kinds.register("parallel_tasks", "langmarl.parl.config:ParallelTasksConfig")
     return kinds
 

@@ -48,7 +48,13 @@ _OPENROUTER = "https://openrouter.ai/api/v1"
 PRESETS: dict[str, Preset] = {
     "local": Preset(
         f"{LOCAL_MODEL}, embedded (no server, no key; the default)",
-        {"model_string": LOCAL_MODEL, "provider": "local", "max_tokens": 256},
+        {
+            "model_string": LOCAL_MODEL,
+            "provider": "local",
+            "max_tokens": 256,
+            "requires_api_key": False,
+            "api_key_env_var": "",
+        },
     ),
     "gpt-4o": Preset("OpenAI GPT-4o", _openai("gpt-4o", 2.5, 10.0, is_multimodal=True)),
     "gpt-4o-mini": Preset(

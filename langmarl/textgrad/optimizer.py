@@ -15,6 +15,7 @@ from langmarl.llm.tracker import UsageLedger
 from langmarl.llm.types import system_user_messages
 from langmarl.textgrad import prompts
 from langmarl.textgrad.credit import parse_credit
+from langmarl.textgrad.tidy import tidy_feedback
 
 log = logging.getLogger(__name__)
 CONTEXT_CHARS = 800
@@ -98,12 +99,13 @@ class PolicyGradientOptimizer(BaseOptimizer):
             context=context[:CONTEXT_CHARS],
             evaluation=evaluation,
         )
-        return (await self.llm.achat(prompts.GRADIENT_SYSTEM, user)).strip()
+        return tidy_feedback(await self.llm.achat(prompts.GRADIENT_SYSTEM, user))
 
     def generate_gradient(
         self, policy: str, evaluation: str, context: str, agent_name: str = "agent"
     ) -> str:
-        """A 2-4 sentence improvement instruction for one agent.
+        """A 2-4 sentence improvement instruction for one agent (repeated sentences and a
+        cut-off last sentence removed, see :func:`~langmarl.textgrad.tidy.tidy_feedback`).
 
         Args:
             policy: The agent's current policy.
@@ -120,7 +122,7 @@ class PolicyGradientOptimizer(BaseOptimizer):
             context=task_context[:CONTEXT_CHARS],
             evaluation=evaluation,
         )
-        return (await self.llm.achat(prompts.GRADIENT_SYSTEM, user)).strip()
+        return tidy_feedback(await self.llm.achat(prompts.GRADIENT_SYSTEM, user))
 
     def generate_shared_gradient(self, evaluation: str, task_context: str) -> str:
         """One gradient for every agent (``central_global``); context cut to 800 chars."""
@@ -149,7 +151,7 @@ class PolicyGradientOptimizer(BaseOptimizer):
             prompts.AGGREGATE_USER, agent_name=agent_name, count=len(kept), gradients=listing
         )
         try:
-            merged = (await self.llm.achat(prompts.AGGREGATE_SYSTEM, user)).strip()
+            merged = tidy_feedback(await self.llm.achat(prompts.AGGREGATE_SYSTEM, user))
         except LLMError as exc:
             log.warning("aggregating gradients for %s failed (%s); joining them", agent_name, exc)
             return self.aggregate_gradients(kept)

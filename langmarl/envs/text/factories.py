@@ -13,13 +13,17 @@ from langmarl.core.errors import ConfigError
 
 
 def make_tictactoe(config: Any = None, **kwargs: Any) -> Any:
-    """``TicTacToeEnv(**kwargs)``, or with ``config`` a TicTacToe ``TextEnvAdapter``."""
+    """``TicTacToeEnv(**kwargs)``, or with ``config`` a TicTacToe ``TextEnvAdapter`` (its
+    ``play_style`` and ``max_steps`` read from a ``TicTacToeConfig``)."""
     if config is None:
         from langmarl.envs.text.tictactoe import TicTacToeEnv
 
         return TicTacToeEnv(**kwargs)
     from langmarl.envs.text.bridge import TextEnvAdapter
 
+    for field in ("play_style", "max_steps"):
+        if hasattr(config, field):
+            kwargs.setdefault(field, getattr(config, field))
     return TextEnvAdapter.tictactoe(**kwargs)
 
 

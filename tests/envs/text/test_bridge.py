@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from langmarl.config import BaseConfig
+from langmarl.config import BaseConfig, TicTacToeConfig, load_config
 from langmarl.core.base import BaseEnvironment
 from langmarl.core.errors import ConfigError, LLMError
 from langmarl.datasets import StaticDataset
@@ -88,6 +88,18 @@ def test_registry_builds_env_or_adapter() -> None:
         make_env("single_step")
     data = [{"question": "q", "final_answer": "a"}]
     assert isinstance(make_env("single_step", BaseConfig(), dataset=data), BaseEnvironment)
+
+
+def test_a_tictactoe_config_file_builds_its_adapter(tmp_path: Path) -> None:
+    path = tmp_path / "ttt.json"
+    path.write_text(json.dumps({"env": "tictactoe", "play_style": "random", "max_steps": 5}))
+    config = load_config(path)
+    assert isinstance(config, TicTacToeConfig) and config.num_agents == 1
+    adapter = make_env(config.env, config)
+    game = adapter.env_factory({"seed": 2})
+    assert game.opponent.play_style == "random" and game.max_steps == 5
+    with pytest.raises(ConfigError, match="play_style"):
+        load_config(path, {"play_style": "perfect"})
 
 
 def _role_reply(request: ChatRequest) -> str:
