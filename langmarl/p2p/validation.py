@@ -4,7 +4,8 @@ Checks, in order, each failing with a message that says what to change:
 
 1. **syntax** - the source parses;
 2. **imports** - only ``numpy`` and ``math`` (and ``langmarl.p2p`` for the ABC) are imported,
-   and no escape hatches (``exec``, ``eval``, ``open``, ``__import__``, dunder attributes);
+   and no escape hatches (``exec``, ``eval``, ``open``, ``getattr``, ``__import__``, private
+   attributes, numpy's file and native-code functions such as ``np.savetxt``);
 3. **structure** - it defines a ``RewardFunction`` subclass or ``reward_fn``;
 4. **runtime** - in the shared sandbox (killable timeout, memory limit), the reward runs on
    real transitions of the target env and returns finite floats and only declared terms.
@@ -25,8 +26,15 @@ from langmarl.sandbox import SandboxLimits, run_python
 Stage = Literal["syntax", "imports", "structure", "runtime", "ok"]
 ALLOWED_IMPORTS = frozenset({"numpy", "math", "langmarl.p2p", "langmarl.p2p.reward", "__future__"})
 FORBIDDEN_NAMES = frozenset(
-    {"exec", "eval", "compile", "open", "__import__", "globals", "vars", "input", "breakpoint"}
+    {"exec", "eval", "compile", "open", "__import__", "globals", "locals", "vars", "input"}
+    | {"breakpoint", "getattr", "setattr", "delattr", "memoryview", "__builtins__"}
 )
+FORBIDDEN_ATTRIBUTES = frozenset(
+    {"save", "savez", "savez_compressed", "savetxt", "load", "loadtxt", "genfromtxt"}
+    | {"fromfile", "tofile", "memmap", "DataSource", "ctypeslib", "ctypes", "f2py"}
+    | {"distutils", "testing", "lib", "show_config", "show_runtime"}
+)
+"""numpy's file, native-code and introspection entry points: no reward needs them."""
 HARNESS = Path(__file__).with_name("_harness.py")
 
 
@@ -84,6 +92,14 @@ def _import_problems(tree: ast.AST) -> list[str]:
             continue
         elif isinstance(node, ast.Attribute) and node.attr.startswith("__"):
             problems.append(f"line {node.lineno}: dunder attribute `{node.attr}` is not allowed")
+            continue
+        elif isinstance(node, ast.Attribute) and (
+            node.attr.startswith("_") or node.attr in FORBIDDEN_ATTRIBUTES
+        ):
+            problems.append(
+                f"line {node.lineno}: attribute `{node.attr}` is not allowed in reward code "
+                "(no private names, no file or native-code functions)"
+            )
             continue
         else:
             continue

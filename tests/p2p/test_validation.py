@@ -38,6 +38,25 @@ def test_escape_hatches_are_rejected():
     assert code_problems("x = ().__class__")[0].endswith("`__class__` is not allowed")
 
 
+@pytest.mark.parametrize(
+    ("line", "name"),
+    [
+        ('getattr(math, "_" + "_loader__")', "`getattr`"),
+        ('np.savetxt("/tmp/x.txt", obs)', "`savetxt`"),
+        ("obs.tofile('leak.bin')", "`tofile`"),
+        ("np._core.multiarray", "`_core`"),
+        ("np.ctypeslib.load_library('libc', '/lib')", "`ctypeslib`"),
+        ("__builtins__['open']", "`__builtins__`"),
+    ],
+)
+def test_indirect_escapes_are_rejected(line, name):
+    source = "import math\nimport numpy as np\n" + GOOD.replace(
+        "v = float", f"{line}\n    v = float"
+    )
+    result = check_static(source)
+    assert result.stage == "imports" and name in result.message(), result.message()
+
+
 def test_allowed_imports_pass():
     assert check_static("import math\nimport numpy as np\n" + GOOD).ok
 
