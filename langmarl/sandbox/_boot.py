@@ -50,11 +50,6 @@ _NATIVE_DENY = frozenset(
     {"socket", "connect", "bind", "sendto", "execve", "execv", "execvp", "system", "popen"}
     | {"posix_spawn", "unshare", "setns", "setrlimit", "prlimit", "prlimit64", "fork"}
 )
-_ETC_FILES = ("ld.so.cache", "localtime", "passwd", "group", "nsswitch.conf")
-_NETWORK_ETC = ("resolv.conf", "hosts", "host.conf", "gai.conf", "services", "protocols", "ssl")
-_SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/bin")
-_DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
-_SYSTEM_INFO = ("/proc/cpuinfo",)  # PyOpenGL reads it on import (mujoco.egl)
 _ENVIRON = re.compile(r"^/proc/(\d+|thread-self)/(task/\d+/)?environ$")
 
 
@@ -90,7 +85,8 @@ def _set_limits(config: dict[str, Any]) -> None:
 
 
 def _confine(config: dict[str, Any]) -> int:
-    """Landlock: read Python and the system libraries, write only the sandbox dir.
+    """Landlock: read Python and the system libraries (``python_paths``), write only the
+    sandbox dir.
 
     Returns the ABI version used, 0 when the kernel has no Landlock.
     """
@@ -99,21 +95,12 @@ def _confine(config: dict[str, Any]) -> int:
         raise ImportError(f"cannot load the Landlock module {config['landlock_module']!r}")
     landlock = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(landlock)
-    etc = _ETC_FILES + (_NETWORK_ETC if config["allow_network"] else ())
-    read = [
-        *(p for p in sys.path if os.path.isdir(p)),
-        *config["readable"],
-        *(os.path.join("/etc", name) for name in etc),
-        *_DEVICES,
-        *_SYSTEM_INFO,
-        f"/proc/{os.getpid()}",
-    ]
-    python = (sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable)))
+    read, execute = landlock.python_paths(config["allow_network"])
     try:
         return int(
             landlock.confine(
-                read=read,
-                execute=[*python, *_SYSTEM_DIRS],
+                read=[*read, *config["readable"]],
+                execute=execute,
                 write=config["writable"],
                 allow_network=config["allow_network"],
             )

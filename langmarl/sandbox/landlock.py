@@ -10,15 +10,26 @@ process can no longer signal processes, or reach abstract Unix sockets, outside 
 Call it before starting any thread: only the calling thread (and its future children) is
 confined. This module imports nothing from langmarl: the sandbox's start-up code loads it
 by file path.
+
+As a program it confines itself, then replaces itself with a command (which stays
+confined; it is how the p2p executor's training processes start)::
+
+    python landlock.py [--read P]... [--write P]... [--execute P]... [--allow-network] \
+        -- PROGRAM [ARG...]
+
+Without Landlock it says so on stderr and runs the command unconfined; with
+``--require`` it exits with status 3 instead.
 """
 
 from __future__ import annotations
 
+import argparse
 import ctypes
 import errno
 import os
 import stat
 import struct
+import sys
 from collections.abc import Iterable
 
 # Syscall numbers (the same on every architecture but alpha) and flags.
@@ -51,6 +62,12 @@ WRITE = READ | WRITE_FILE | TRUNCATE | IOCTL_DEV | REFER | REMOVE_DIR | REMOVE_F
 """Rights given to ``confine(write=...)`` paths."""
 
 _UNAVAILABLE = (errno.ENOSYS, errno.EOPNOTSUPP)
+
+_SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/bin")
+_ETC_FILES = ("ld.so.cache", "localtime", "passwd", "group", "nsswitch.conf")
+_NETWORK_ETC = ("resolv.conf", "hosts", "host.conf", "gai.conf", "services", "protocols", "ssl")
+_DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
+_SYSTEM_INFO = ("/proc/cpuinfo", "/proc/self")  # PyOpenGL (mujoco.egl) reads cpuinfo
 
 
 class LandlockUnavailable(OSError):
@@ -100,6 +117,28 @@ def ruleset_attr(abi: int, allow_network: bool) -> bytes:
     if abi >= 4:
         return struct.pack("=QQ", handled_fs_rights(abi), net)
     return struct.pack("=Q", handled_fs_rights(abi))
+
+
+def python_paths(allow_network: bool = False) -> tuple[list[str], list[str]]:
+    """What the running interpreter and its native libraries need: ``(read, execute)``.
+
+    Read: every directory on ``sys.path`` and ``PYTHONPATH``, a few ``/etc`` files
+    (``ld.so.cache``, ``localtime``, ``passwd``, ``group``, ``nsswitch.conf``; the resolver's
+    files and ``/etc/ssl`` too with ``allow_network``), ``/dev/{null,zero,urandom,random}``,
+    ``/proc/cpuinfo`` and this process's own ``/proc/<pid>``. Execute (and read):
+    ``sys.prefix``, ``sys.base_prefix``, the interpreter's directory, ``/usr``, ``/lib``,
+    ``/lib64`` and ``/bin``.
+    """
+    extra = os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    etc = _ETC_FILES + (_NETWORK_ETC if allow_network else ())
+    read = [
+        *(p for p in [*sys.path, *extra] if p and os.path.isdir(p)),
+        *(os.path.join("/etc", name) for name in etc),
+        *_DEVICES,
+        *_SYSTEM_INFO,
+    ]
+    interpreter = os.path.dirname(os.path.realpath(sys.executable))
+    return read, [sys.prefix, sys.base_prefix, interpreter, *_SYSTEM_DIRS]
 
 
 def confine(
@@ -168,3 +207,31 @@ def _add_rule(libc: ctypes.CDLL, ruleset: int, path: str, rights: int) -> None:
                  ctypes.c_char_p(rule), ctypes.c_uint32(0))  # fmt: skip
     finally:
         os.close(fd)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Confine as the options say, then ``exec`` the command after ``--`` (see above)."""
+    parser = argparse.ArgumentParser(prog="python landlock.py", description=__doc__.split("\n")[0])
+    for name, what in (("read", "read"), ("write", "write"), ("execute", "run")):
+        parser.add_argument(f"--{name}", action="append", default=[], help=f"A path to {what}.")
+    parser.add_argument("--python", action="store_true", help="Add python_paths().")
+    parser.add_argument("--allow-network", action="store_true", help="Leave TCP alone.")
+    parser.add_argument("--require", action="store_true", help="Fail without Landlock.")
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="-- PROGRAM [ARG...]")
+    args = parser.parse_args(argv)
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        parser.error("give the command to run after --")
+    read, execute = python_paths(args.allow_network) if args.python else ([], [])
+    try:
+        confine(read=[*read, *args.read], write=args.write, execute=[*execute, *args.execute],
+                allow_network=args.allow_network)  # fmt: skip
+    except LandlockUnavailable as exc:
+        print(f"landlock: {exc.strerror}; running {command[0]} unconfined", file=sys.stderr)
+        if args.require:
+            return 3
+    os.execv(command[0], command)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

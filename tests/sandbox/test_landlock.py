@@ -84,3 +84,31 @@ def test_confine_allows_only_the_listed_paths(tmp_path: Path) -> None:
     }
     assert (inside / "a").read_text() == "x" and not (outside / "b").exists()
     assert lone_file.read_text() == "hello"
+
+
+def test_the_command_line_confines_then_runs_the_command(tmp_path: Path) -> None:
+    inside, outside = tmp_path / "inside", tmp_path / "outside"
+    inside.mkdir()
+    outside.mkdir()
+    program = (
+        "import sys\n"
+        "open(sys.argv[1] + '/a', 'w').write('x')\n"
+        "try:\n    open(sys.argv[2] + '/b', 'w').write('x')\nexcept PermissionError:\n"
+        "    print('refused')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", landlock.__file__, "--python", "--write", str(inside), "--",
+         sys.executable, "-c", program, str(inside), str(outside)],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "refused\n"
+    assert (inside / "a").exists() and not (outside / "b").exists()
+
+
+def test_the_command_line_needs_a_command() -> None:
+    done = subprocess.run(
+        [sys.executable, "-I", landlock.__file__, "--python"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2 and "give the command" in done.stderr

@@ -281,6 +281,7 @@ def test_without_landlock_the_audit_hook_still_guards(
     stub = tmp_path / "no_landlock.py"
     stub.write_text(
         "class LandlockUnavailable(OSError):\n    pass\n"
+        "def python_paths(allow_network):\n    return [], []\n"
         "def confine(**kwargs):\n    raise LandlockUnavailable(95, 'no Landlock')\n"
     )
     monkeypatch.setattr(runner, "_LANDLOCK_MODULE", stub)
