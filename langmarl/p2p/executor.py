@@ -6,7 +6,9 @@ Command line (prints the run directory as its last stdout line)::
         [--runs-dir runs] [--env-id HalfCheetah-v5] [--iteration-id iter_1]
 
 The loop never trains in its own process: :func:`train_runs` launches one executor process per
-(config, seed), at most ``max_parallel`` at a time, each killed after ``timeout_s``.
+(config, seed), at most ``max_parallel`` at a time, each killed after ``timeout_s``. Each runs
+the LLM-written reward, so it starts without secrets in its environment and confined with
+Landlock (:func:`confined_command`): it may write only its run directory and a fresh temp dir.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ import argparse
 import contextlib
 import logging
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -114,7 +118,7 @@ def plan_runs(
     return specs
 
 
-def _launch(spec: RunSpec, reward_path: Path) -> subprocess.Popen[bytes]:
+def _launch(spec: RunSpec, reward_path: Path, tmp_dir: Path) -> subprocess.Popen[bytes]:
     spec.record.path.mkdir(parents=True, exist_ok=True)
     spec.record.save_config(spec.config)
     command = [
@@ -122,11 +126,32 @@ def _launch(spec: RunSpec, reward_path: Path) -> subprocess.Popen[bytes]:
         "--config", str(spec.record.config_path), "--runs-dir", str(spec.record.path.parent),
         "--iteration-id", spec.record.path.name,
     ]  # fmt: skip
-    env = {"MUJOCO_GL": "egl", "LP_NUM_THREADS": "1", **training_environ(os.environ)}
+    confined = confined_command(command, reward_path, spec.record.path, tmp_dir)
+    env = {
+        **training_environ(os.environ),
+        "MUJOCO_GL": "egl",
+        "LP_NUM_THREADS": "1",
+        "TMPDIR": str(tmp_dir),
+    }
     with open(spec.record.path / "executor.log", "wb") as log:  # the child keeps its own copy
         return subprocess.Popen(
-            command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True
+            confined, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True
         )
+
+
+def confined_command(
+    command: list[str], reward_path: Path, run_dir: Path, tmp_dir: Path
+) -> list[str]:
+    """``command`` started under Landlock: reads what Python, torch and MuJoCo need, writes
+    only ``run_dir`` and ``tmp_dir``; TCP is refused. Without Landlock it runs unconfined
+    and says so first in ``executor.log``."""
+    from langmarl.sandbox import landlock
+
+    package_dir = Path(landlock.__file__).resolve().parents[1]  # an editable install's source
+    paths = [("--read", package_dir), ("--read", reward_path), ("--write", run_dir)]
+    paths += [("--write", tmp_dir), ("--write", Path(os.devnull))]
+    options = [item for flag, path in paths for item in (flag, str(path.resolve()))]
+    return [sys.executable, "-I", "-B", landlock.__file__, "--python", *options, "--", *command]
 
 
 SECRET_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL")
@@ -164,26 +189,46 @@ def train_runs(
     """
     pending = plan_runs(iteration, configs, seeds)
     limit = max_parallel or os.cpu_count() or 1
-    running: dict[str, tuple[RunSpec, subprocess.Popen[bytes], float]] = {}
+    running: dict[str, _Running] = {}
     errors: dict[str, str] = {}
     done: list[RunSpec] = []
-    while pending or running:
-        while pending and len(running) < limit:
-            spec = pending.pop(0)
-            running[spec.run_id] = (spec, _launch(spec, reward_path), time.monotonic())
-        time.sleep(0.2)
-        for run_id, (spec, process, started) in list(running.items()):
-            if process.poll() is None and time.monotonic() - started < timeout_s:
-                continue
-            if process.poll() is None:
-                _kill(process)
-                errors[run_id] = f"killed after the {timeout_s:.0f}s training timeout"
-            elif process.returncode != 0:
-                errors[run_id] = _log_tail(spec.record)
-            else:
-                done.append(spec)
-            del running[run_id]
+    try:
+        while pending or running:
+            while pending and len(running) < limit:
+                spec = pending.pop(0)
+                running[spec.run_id] = _Running.start(spec, reward_path)
+            time.sleep(0.2)
+            for run_id, run in list(running.items()):
+                if run.process.poll() is None and time.monotonic() - run.started < timeout_s:
+                    continue
+                if run.process.poll() is None:
+                    _kill(run.process)
+                    errors[run_id] = f"killed after the {timeout_s:.0f}s training timeout"
+                elif run.process.returncode != 0:
+                    errors[run_id] = _log_tail(run.spec.record)
+                else:
+                    done.append(run.spec)
+                shutil.rmtree(running.pop(run_id).tmp_dir, ignore_errors=True)
+    finally:
+        for run in running.values():  # left only by an exception
+            _kill(run.process)
+            shutil.rmtree(run.tmp_dir, ignore_errors=True)
     return aggregate(iteration, done, errors)
+
+
+@dataclass
+class _Running:
+    """A launched executor process and its temp dir."""
+
+    spec: RunSpec
+    process: subprocess.Popen[bytes]
+    started: float
+    tmp_dir: Path
+
+    @classmethod
+    def start(cls, spec: RunSpec, reward_path: Path) -> _Running:
+        tmp_dir = Path(tempfile.mkdtemp(prefix=f"langmarl-train-{spec.run_id}-"))
+        return cls(spec, _launch(spec, reward_path, tmp_dir), time.monotonic(), tmp_dir)
 
 
 def _log_tail(record: IterationRecord, lines: int = 8) -> str:

@@ -104,3 +104,73 @@ def test_plan_runs_single_and_multi(tmp_path: Path):
         "config_0_seed_1", "config_0_seed_2", "config_1_seed_1", "config_1_seed_2",
     ]  # fmt: skip
     assert multi[3].config.gamma == 0.9 and multi[3].record.path.parent == iteration.runs_dir
+
+
+ESCAPING_REWARD = '''
+import os
+
+TARGET = {target!r}
+
+
+def _attempt(action):
+    try:
+        action()
+        return "done"
+    except OSError as exc:
+        return type(exc).__name__
+
+
+def reward_fn(obs, action, next_obs, info):
+    """Try to leave the run directory.
+    LaTeX: r = 0
+    Terms:
+        zero: nothing
+    """
+    outcomes = {{
+        "write_outside": _attempt(lambda: open(TARGET, "w").write("pwned")),
+        "parent_environ": _attempt(lambda: open(f"/proc/{{os.getppid()}}/environ").read()),
+        "list_tmp": _attempt(lambda: os.listdir("/tmp")),
+    }}
+    raise RuntimeError(f"escape outcomes: {{outcomes}}")
+'''
+
+
+@pytest.mark.slow
+def test_train_runs_confines_the_reward_to_the_run_dir(tmp_path: Path):
+    target = tmp_path / "outside" / "escaped.txt"
+    target.parent.mkdir()
+    reward = tmp_path / "reward_fn.py"
+    reward.write_text(ESCAPING_REWARD.format(target=str(target)))
+    iteration = IterationRecord(tmp_path / "iter_1")
+    config = TrainConfig.for_env("InvertedPendulum-v5", **{**TINY, "record_video": False})
+    aggregation = train_runs(iteration, reward, [config], [1], timeout_s=200)
+    assert aggregation.runs == {}
+    refused = {"write_outside": "PermissionError", "parent_environ": "PermissionError"}
+    refused["list_tmp"] = "PermissionError"
+    assert f"escape outcomes: {refused}" in aggregation.errors["seed_1"], aggregation.errors
+    assert not target.exists()
+
+
+def test_confined_command_writes_only_the_run_and_temp_dirs(tmp_path: Path):
+    from langmarl.p2p.executor import confined_command
+
+    run_dir, tmp_dir, outside = tmp_path / "run", tmp_path / "tmp", tmp_path / "outside"
+    for path in (run_dir, tmp_dir, outside):
+        path.mkdir()
+    reward = tmp_path / "reward_fn.py"
+    reward.write_text("print('reward')")
+    program = (
+        "import sys\n"
+        "print(open(sys.argv[1]).read())\n"
+        "for d in sys.argv[2:]:\n"
+        "    try:\n        open(d + '/f', 'w').write('x'); print('wrote')\n"
+        "    except PermissionError:\n        print('refused')\n"
+    )
+    command = [sys.executable, "-c", program, str(reward), str(run_dir), str(tmp_dir), str(outside)]
+    done = subprocess.run(
+        confined_command(command, reward, run_dir, tmp_dir),
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["print('reward')", "wrote", "wrote", "refused"]
+    assert not (outside / "f").exists()
