@@ -34,3 +34,33 @@ def test_two_iterations_with_the_embedded_model_end_with_a_valid_status(tmp_path
         assert it.read_judgment() is not None
     assert result.best_iteration is not None
     assert ledger.by_role()["p2p"]["calls"] >= 3
+
+
+@pytest.mark.slow
+def test_every_stage_on_with_the_embedded_model_ends_with_a_valid_status(tmp_path: Path):
+    """Elaboration, authoring, review, a fix attempt, the code judge (sandboxed) and the
+    summary judge all run on the 135M model: whatever it writes, the loop must end with an
+    honest status and a complete iteration record."""
+    ledger = UsageLedger()
+    llm = LLMClient(
+        LLMConfig.from_preset("local").with_overrides(max_tokens=160, timeout=300.0),
+        role="p2p",
+        ledger=ledger,
+    )
+    config = LoopConfig(
+        env_id="InvertedPendulum-v5", max_iterations=1, pass_threshold=1.0, max_fix_attempts=1,
+        total_timesteps=256,
+        train={"num_steps": 128, "n_epochs": 1, "num_evals": 1, "eval_episodes": 1,
+               "max_episode_steps": 50, "record_video": False},
+    )  # fmt: skip
+    result = run_loop("keep the pole balanced", config, llm=llm, runs_dir=tmp_path)
+    assert result.status in ("max_iterations", "passed", "invalid_code"), result.error
+    session = SessionRecord(tmp_path / result.session_id)
+    assert session.read_status()["status"] == result.status
+    records = session.iteration_records()
+    assert len(records) == 1 and records[0].validate() == []
+    judgment = records[0].read_judgment()
+    assert judgment is not None and 0.0 <= judgment.intent_score <= 1.0
+    assert {j.judge for j in judgment.judges} >= {"code", "summary"}
+    # elaborate + author + review (+ fix) + code judge + summary judge, at least
+    assert ledger.by_role()["p2p"]["calls"] >= 5
