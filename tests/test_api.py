@@ -2,21 +2,20 @@
 
 import json
 from pathlib import Path
-from typing import Any
 
 import langmarl
 from langmarl.testing.openai_stub import OpenAIStub
+from langmarl.testing.roles import role_responder
 
-
-def _reply(body: dict[str, Any]) -> str:
-    system = body["messages"][0]["content"] if body["messages"] else ""
-    if "critic" in system:
-        return '{"researcher": "quote the fact", "answerer": "answer in one word"}'
-    if "rewrite the instructions" in system:
-        return "You answer with one word after quoting the fact from the context."
-    if "improve the instructions" in system or "merge" in system:
-        return "Quote the fact, then answer in one word."
-    return "Answer: Paris"
+_reply = role_responder(
+    {
+        "critic": '{"researcher": "quote the fact", "answerer": "answer in one word"}',
+        "rewrite": "You answer with one word after quoting the fact from the context.",
+        "gradient": "Quote the fact, then answer in one word.",
+        "aggregate": "Quote the fact, then answer in one word.",
+        "actor": "Answer: Paris",
+    }
+)
 
 
 def test_train_runs_resumes_and_applies_overrides(tmp_path: Path) -> None:

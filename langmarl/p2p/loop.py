@@ -31,6 +31,7 @@ from langmarl.p2p import author, judge, reviser
 from langmarl.p2p.contracts import (
     IterationAggregation,
     IterationResult,
+    JudgeScore,
     JudgmentResult,
     LoopResult,
     RewardOrigin,
@@ -126,6 +127,8 @@ class Session:
     trainer: Trainer
     criteria: str = ""
     judge_code: str | None = None
+    judge_code_problem: str | None = None
+    """Why the configured code judge is missing (its authoring failed), recorded per judgment."""
     last_errors: list[str] = field(default_factory=list)
     """Validation errors met while producing the current reward."""
 
@@ -142,7 +145,8 @@ class Session:
                 self.llm, self.intent, self.criteria, self.spec
             )
             if self.judge_code is None:
-                logger.info("no usable judge_fn (%s); judging without the code judge", errors[-1:])
+                self.judge_code_problem = "no usable judge_fn: " + " | ".join(errors[-2:])
+                logger.info("%s; judging without the code judge", self.judge_code_problem)
             else:
                 atomic_write_text(self.record.path / "judge_fn.py", self.judge_code)
 
@@ -184,6 +188,8 @@ class Session:
             self.llm, self.intent, self.criteria, self.spec, trajectory, judge_code=self.judge_code,
             use_summary=self.config.summary_judge, vlm=self.vlm, video=video,
         )  # fmt: skip
+        if self.judge_code_problem:  # recorded, so the judgment says which judges ran
+            scores.append(JudgeScore(judge="code", reason=self.judge_code_problem[:300]))
         judgment = judge.synthesize(scores, warnings, self.config.pass_threshold)
         past = [s.intent_score for s in self.result.iterations if s.intent_score is not None]
         stalled = plateau([*past, judgment.intent_score], window=3, rel_tol=0.05)

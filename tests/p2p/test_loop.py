@@ -132,3 +132,17 @@ def test_interrupt_marks_the_session_cancelled(tmp_path: Path):
         _run(tmp_path, ScriptedLLM(replies("SCORE: 0.9")), trainer=trainer)
     (session_dir,) = tmp_path.iterdir()
     assert SessionRecord(session_dir).read_status()["status"] == "cancelled"
+
+
+def test_a_code_judge_that_could_not_be_written_is_recorded(tmp_path: Path):
+    # every reply is reward code, so authoring a judge_fn fails: the judgment must say so
+    result, _, session = _run(
+        tmp_path, ScriptedLLM(replies("SCORE: 0.9")), code_judge=True, max_iterations=1
+    )
+    judgment = session.iteration_records()[0].read_judgment()
+    code = [j for j in judgment.judges if j.judge == "code"]
+    assert len(code) == 1 and code[0].score is None
+    assert code[0].reason.startswith("no usable judge_fn")
+    assert judgment.intent_score == pytest.approx(0.9)  # the summary judge alone decides
+    assert "[code] no usable judge_fn" in judgment.diagnosis
+    assert result.status == "passed"

@@ -10,6 +10,7 @@ from langmarl.core.base import BaseEnvironment
 from langmarl.core.records import Trajectory
 from langmarl.llm.types import ChatRequest, message_text
 from langmarl.testing import ScriptedLLM, scripted_config
+from langmarl.testing.roles import role_of_system
 from langmarl.textgrad import CentralizedCritic, PolicyGradientOptimizer
 
 AGENTS = ["drafter", "finisher"]
@@ -53,16 +54,7 @@ class EchoEnv(BaseEnvironment):
 
 
 def role_of(request: ChatRequest) -> str:
-    system = message_text(request.messages[0]) if request.messages else ""
-    if "critic" in system:
-        return "critic"
-    if "merge improvement advice" in system:
-        return "aggregate"
-    if "rewrite the instructions" in system:
-        return "rewrite"
-    if "improve the instructions" in system:
-        return "gradient"
-    return "actor"
+    return role_of_system(message_text(request.messages[0]) if request.messages else "")
 
 
 def default_reply(request: ChatRequest) -> str:
