@@ -3,7 +3,8 @@
 Layout of one run (``<base_dir>/<run_id>/``)::
 
     run.json                      run metadata: status, pid, agent ids, progress, best reward
-    config.json                   the config the run was started with (no API keys)
+    config.json                   the config of the newest attempt (no API keys)
+    config_history.jsonl          earlier configs, when a resumed attempt changed it
     metrics.json                  one stats record per finished iteration (rebuilt from
                                   the checkpoints, which are authoritative)
     policies/iter_NNNN/           checkpoint N = the policies after N iterations

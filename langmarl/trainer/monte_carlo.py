@@ -169,14 +169,27 @@ class MonteCarloTrainer:
                 seed=seed if seed is not None else random.SystemRandom().randrange(2**31),
             )
         self.seed = int(info["seed"])
-        if hasattr(self.config, "model_dump") and not self.store.exists(self.run_id, "config.json"):
-            self.store.write_json(self.run_id, "config.json", self.config.model_dump(mode="json"))
+        if hasattr(self.config, "model_dump"):
+            self._record_config(self.config.model_dump(mode="json"))
         latest = self.checkpoint.latest_iteration()
         if latest is None:
             latest = int(getattr(self.config, "start_iteration", 0))
             self.checkpoint.save_policies(latest, self.env.default_policies())
         self._sync_metrics()
         return latest
+
+    def _record_config(self, current: dict[str, Any]) -> None:
+        """Write ``config.json``; when a resumed run's config changed (e.g. ``--set
+        num_iterations=5``), keep the earlier one in ``config_history.jsonl`` and log which
+        fields changed, so the run records every config it was trained with."""
+        previous = self.store.read_json(self.run_id, "config.json")
+        if previous == current:
+            return
+        if previous is not None:
+            changed = sorted(k for k in {*previous, *current} if previous.get(k) != current.get(k))
+            self.store.append_event(self.run_id, "config_history.jsonl", previous)
+            self.logger.info(f"config changed on resume: {', '.join(changed)}")
+        self.store.write_json(self.run_id, "config.json", current)
 
     def _sync_metrics(self) -> list[dict[str, Any]]:
         """Rewrite ``metrics.json`` and the run's progress from the checkpoints."""

@@ -200,3 +200,19 @@ def test_episode_worker_limit_bounds_concurrent_episodes(tmp_path: Path) -> None
     backend.complete = counting  # type: ignore[method-assign]
     MonteCarloTrainer(cfg, env, critic, opt, callbacks=[]).train()
     assert peak == 2  # two episodes at a time, each agent acting in turn
+
+
+def test_a_resume_with_a_changed_config_keeps_the_earlier_one(tmp_path: Path) -> None:
+    cfg, env, critic, opt = make_parts(tmp_path, num_iterations=1)
+    MonteCarloTrainer(cfg, env, critic, opt).train()
+    store = LocalStore(tmp_path / "runs")
+    assert store.read_events("test", "config_history.jsonl") == []
+    MonteCarloTrainer(cfg, env, critic, opt).train()  # same config: nothing recorded
+    assert store.read_events("test", "config_history.jsonl") == []
+    changed = cfg.model_copy(update={"num_iterations": 2, "mini_batch_size": 2})
+    MonteCarloTrainer(changed, env, critic, opt).train()
+    history = store.read_events("test", "config_history.jsonl")
+    assert len(history) == 1 and history[0]["num_iterations"] == 1
+    assert store.read_json("test", "config.json")["num_iterations"] == 2
+    log = (tmp_path / "runs" / "test" / "logs" / "run.log").read_text()
+    assert "config changed on resume: mini_batch_size, num_iterations" in log
