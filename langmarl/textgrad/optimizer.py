@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from string import Template
 from typing import Literal
 
@@ -39,15 +40,21 @@ def _clean_rewrite(text: str) -> str:
     return text
 
 
-def rewrite_problem(text: str, finish_reason: str) -> str | None:
+def rewrite_problem(text: str, finish_reason: str, agent_name: str = "") -> str | None:
     """Why a rewritten policy cannot be used, or ``None`` if it can: it was cut off at the
-    token limit, is too short, or is JSON/code rather than instructions."""
+    token limit, is too short, is JSON/code rather than instructions, or does not address
+    the agent at all (neither "you"/"your" nor the agent's name: a small model's rewrite is
+    then often an answer or a summary, not a system prompt)."""
     if finish_reason == "length":
         return "rewrite was cut off at max_tokens"
     if len(text) < MIN_REWRITE_CHARS:
         return f"rewrite too short ({len(text)} chars)"
     if text.lstrip().startswith(("{", "[", "<")):
         return "rewrite is not a prompt (starts like JSON/markup)"
+    words = set(re.findall(r"[a-z]+", text.lower()))
+    named = bool(agent_name) and agent_name.lower() in text.lower()
+    if not ({"you", "your"} & words) and not named:
+        return "rewrite does not address the agent (no 'you', no agent name): not a system prompt"
     return None
 
 
@@ -55,8 +62,9 @@ class PolicyGradientOptimizer(BaseOptimizer):
     """LLM-based policy optimizer: gradients (improvement instructions) and updates.
 
     The default update rewrites the policy into a new self-contained prompt with the LLM;
-    if that fails (LLM error, or a reply that is cut off, too short, or JSON/markup; see
-    :func:`rewrite_problem`) it falls back to :meth:`apply_gradient`. The reference
+    if that fails (LLM error, or a reply that is cut off, too short, JSON/markup, or not
+    addressed to the agent; see :func:`rewrite_problem`) it falls back to
+    :meth:`apply_gradient`. The reference
     implementation only appends; rewriting keeps policies from growing an ever longer list
     of patches.
 
@@ -186,7 +194,7 @@ class PolicyGradientOptimizer(BaseOptimizer):
         try:
             result = await self.llm.acomplete(messages)
             rewritten = _clean_rewrite(result.text)
-            error = rewrite_problem(rewritten, result.finish_reason)
+            error = rewrite_problem(rewritten, result.finish_reason, agent_name)
             if error is None:
                 return PolicyUpdate(
                     agent_id=agent_name,

@@ -60,3 +60,7 @@ def test_rewrite_problems() -> None:
     assert rewrite_problem("You are careful and check every step.", "stop") is None
     assert "cut off" in (rewrite_problem("You are careful and check every step.", "length") or "")
     assert "JSON" in (rewrite_problem('{"type": "system", "name": "x"}', "stop") or "")
+    answer_not_prompt = "The final answer is 10. The team's performance was 10."
+    assert "does not address" in (rewrite_problem(answer_not_prompt, "stop") or "")
+    assert rewrite_problem("As the answerer, end with 'Answer: x'.", "stop", "answerer") is None
+    assert rewrite_problem("Check your sums before answering.", "stop") is None
