@@ -50,7 +50,7 @@ def test_sigkill_at_random_moments_then_resume(tmp_path: Path) -> None:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         kills += 1
-        if run.exists():
+        if (run / "run.json").exists():  # not yet written if killed during start-up
             done = _check_intact(run)
             partial = run / "trajectories" / f"iter_{done - 1:04d}"
             mid_iteration += partial.is_dir() and any(partial.iterdir())
