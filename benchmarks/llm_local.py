@@ -24,7 +24,6 @@ import torch
 
 from langmarl.llm.client import LLMClient
 from langmarl.llm.config import LLMConfig
-from langmarl.llm.local.backend import LocalBackend
 from langmarl.llm.local.generation import GenJob, generate_batch
 
 PROMPTS = [
@@ -41,26 +40,44 @@ async def client_rate(client: LLMClient, concurrency: int, tokens: int) -> float
     return sum(r.output_tokens for r in results) / (time.perf_counter() - began)
 
 
-def raw_rates(backend: LocalBackend, tokens: int) -> tuple[float, float]:
-    engine = backend.engine.start()
-    prompts = [engine.encode_chat([{"role": "user", "content": p}], tokens) for p in PROMPTS]
-    began = time.perf_counter()
-    outputs = generate_batch(
-        engine.model, engine.tokenizer, [GenJob(p, tokens, temperature=0.0) for p in prompts]
-    )
-    ours = sum(len(o.token_ids) for o in outputs) / (time.perf_counter() - began)
-    ids = torch.nn.utils.rnn.pad_sequence(
-        [torch.tensor(p[::-1]) for p in prompts], batch_first=True, padding_value=2
-    ).flip(1)
-    mask = (ids != 2).long()
-    began = time.perf_counter()
-    with torch.inference_mode():
-        out = engine.model.generate(
-            input_ids=ids, attention_mask=mask, max_new_tokens=tokens, do_sample=False
+def raw_rates(tokens: int, rounds: int) -> None:
+    """Single and batch-8 rates of bare ``generate_batch`` and HF ``generate``, measured in a
+    fresh process whose main thread loads and runs the model (no engine, no other thread
+    using torch), median of ``rounds``."""
+    from langmarl.llm.local.weights import load_model
+
+    model, tokenizer = load_model()
+    prompts = []
+    for text in PROMPTS:
+        encoded = tokenizer.apply_chat_template(
+            [{"role": "user", "content": text}], add_generation_prompt=True, tokenize=True
         )
-    new = out[:, ids.shape[1] :]
-    hf = int((new != 2).sum()) / (time.perf_counter() - began)
-    return ours, hf
+        prompts.append(list(encoded["input_ids"] if hasattr(encoded, "keys") else encoded))
+
+    def ours(n: int) -> float:
+        began = time.perf_counter()
+        jobs = [GenJob(p, tokens, temperature=0.0) for p in prompts[:n]]
+        outputs = generate_batch(model, tokenizer, jobs)
+        return sum(len(o.token_ids) for o in outputs) / (time.perf_counter() - began)
+
+    def hf(n: int) -> float:
+        ids = torch.nn.utils.rnn.pad_sequence(
+            [torch.tensor(p[::-1]) for p in prompts[:n]], batch_first=True, padding_value=2
+        ).flip(1)
+        began = time.perf_counter()
+        with torch.inference_mode():
+            out = model.generate(
+                input_ids=ids, attention_mask=(ids != 2).long(), max_new_tokens=tokens,
+                do_sample=False,
+            )  # fmt: skip
+        return int((out[:, ids.shape[1] :] != 2).sum()) / (time.perf_counter() - began)
+
+    ours(1)  # warm-up
+    for name, rate in (("raw generate_batch", ours), ("raw HF generate", hf)):
+        one = statistics.median(rate(1) for _ in range(rounds))
+        eight = statistics.median(rate(8) for _ in range(rounds))
+        print(f"  {name + ', 1 / batch 8:':34s} {one:6.1f} / {eight:6.1f} tokens/s "
+              f"({eight / one:.2f}x)")  # fmt: skip
 
 
 def throughput(tokens: int, rounds: int) -> None:
@@ -71,13 +88,13 @@ def throughput(tokens: int, rounds: int) -> None:
     for _ in range(rounds):
         singles.append(asyncio.run(client_rate(client, 1, tokens)))
         eights.append(asyncio.run(client_rate(client, 8, tokens)))
-    raw_ours, raw_hf = raw_rates(client.backend, tokens)  # type: ignore[arg-type]
     one, eight = statistics.median(singles), statistics.median(eights)
     print(f"embedded model, greedy, {tokens} new tokens per request, median of {rounds}")
     print(f"  LLMClient, 1 request:        {one:7.1f} tokens/s")
     print(f"  LLMClient, 8 concurrent:     {eight:7.1f} tokens/s  ({eight / one:.2f}x)")
-    print(f"  raw generate_batch, batch 8: {raw_ours:7.1f} tokens/s  ({raw_ours / one:.2f}x)")
-    print(f"  raw HF generate, batch 8:    {raw_hf:7.1f} tokens/s  ({raw_hf / one:.2f}x)")
+    print("bare generation in a fresh process (same prompts, same settings):", flush=True)
+    command = [sys.executable, __file__, "--raw", "--tokens", str(tokens)]
+    subprocess.run([*command, "--rounds", str(rounds)], check=True)
 
 
 async def per_call(call: object, calls: int) -> float:
@@ -118,7 +135,11 @@ def main() -> None:
     parser.add_argument("--tokens", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--calls", type=int, default=300)
+    parser.add_argument("--raw", action="store_true", help="only the bare-generation rates")
     args = parser.parse_args()
+    if args.raw:
+        raw_rates(args.tokens, args.rounds)
+        return
     print(f"load average: {os.getloadavg()}, torch threads {torch.get_num_threads()}")
     throughput(args.tokens, args.rounds)
     stub = subprocess.Popen(
