@@ -69,6 +69,19 @@ def test_indexable_datasets_are_accepted() -> None:
         StaticDataset(5)
 
 
+def test_a_real_hugging_face_dataset_loads(tmp_path: Path) -> None:
+    import datasets
+
+    hf = datasets.Dataset.from_list([{**item, "extra": k} for k, item in enumerate(ITEMS)])
+    loaded = StaticDataset(hf)
+    assert len(loaded) == len(ITEMS)
+    assert [p.question for p in loaded.data] == [item["question"] for item in ITEMS]
+    hf.to_json(tmp_path / "saved.jsonl")  # the HF JSONL export reads back the same
+    assert [p.final_answer for p in StaticDataset(tmp_path / "saved.jsonl").data] == [
+        item["final_answer"] for item in ITEMS
+    ]
+
+
 def test_sample_is_seeded() -> None:
     a = StaticDataset(ITEMS * 5, seed=3)
     b = StaticDataset(ITEMS * 5, seed=3)
