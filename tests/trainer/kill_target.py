@@ -1,5 +1,6 @@
 """Training process for the kill/resume test: the real language env and trainer with a
-scripted LLM (small latency, so kills land mid-iteration). Usage: kill_target.py RUN_DIR N"""
+scripted LLM (a latency per call, so kills land mid-iteration and the run outlasts the
+kills however fast the machine). Usage: kill_target.py RUN_DIR N [LATENCY_S]"""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ def reply(request: ChatRequest) -> str:
 
 def main() -> None:
     run_dir, iterations = Path(sys.argv[1]), int(sys.argv[2])
+    latency = float(sys.argv[3]) if len(sys.argv) > 3 else 0.1
     config = LanguageTaskConfig(
         exp_name="killed",
         task_type="qa",
@@ -39,7 +41,7 @@ def main() -> None:
         seed=7,
         optimizer_workers=4,
     )
-    llm = ScriptedLLM(reply, latency=0.03, config=scripted_config(max_retries=0))
+    llm = ScriptedLLM(reply, latency=latency, config=scripted_config(max_retries=0))
     env = LanguageEnv(config, llm=llm)
     critic = CentralizedCritic(config, llm=llm)
     optimizer = PolicyGradientOptimizer(scripted_config(), llm=llm)

@@ -15,6 +15,10 @@ from langmarl.store import LocalStore, PolicyCheckpoint
 
 TARGET = Path(__file__).with_name("kill_target.py")
 ITERATIONS = 40
+LATENCY_S = 0.1
+"""Per LLM call: 40 iterations of 6 dependent rounds take ~25 s, about twice the training
+time the 12 seeded kills leave (~19 s of sleeps minus each restart's start-up), so the run
+cannot finish before the kills are done on a fast machine."""
 AGENTS = ["researcher", "answerer"]
 
 
@@ -40,7 +44,7 @@ def _check_intact(run: Path) -> int:
 def test_sigkill_at_random_moments_then_resume(tmp_path: Path) -> None:
     rng = random.Random(1234)
     run = tmp_path / "killed"
-    command = [sys.executable, str(TARGET), str(tmp_path), str(ITERATIONS)]
+    command = [sys.executable, str(TARGET), str(tmp_path), str(ITERATIONS), str(LATENCY_S)]
     kills = mid_iteration = 0
     while kills < 12:
         proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
