@@ -21,8 +21,6 @@ _reply = role_responder(
 def test_train_runs_resumes_and_applies_overrides(tmp_path: Path) -> None:
     with OpenAIStub(responder=_reply) as stub:
         config = tmp_path / "c.json"
-        llm = {"name": "stub", "model_string": "ok", "base_url": stub.base_url}
-        llm |= {"requires_api_key": False, "max_retries": 0}
         config.write_text(
             json.dumps(
                 {
@@ -30,7 +28,7 @@ def test_train_runs_resumes_and_applies_overrides(tmp_path: Path) -> None:
                     "exp_name": "api",
                     "num_iterations": 5,
                     "trajectories_per_iteration": 2,
-                    "llm": llm,
+                    "llm": stub.llm_config(),
                     "seed": 0,
                     "experiment_dir": str(tmp_path / "runs"),
                     "checkpoint_dir": str(tmp_path / "ck"),

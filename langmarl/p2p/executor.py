@@ -146,9 +146,9 @@ def confined_command(
     only ``run_dir`` and ``tmp_dir``; TCP is refused. Without Landlock it runs unconfined
     and says so first in ``executor.log``."""
     from langmarl.sandbox import landlock
+    from langmarl.sandbox.runner import PACKAGE_DIR
 
-    package_dir = Path(landlock.__file__).resolve().parents[1]  # an editable install's source
-    paths = [("--read", package_dir), ("--read", reward_path), ("--write", run_dir)]
+    paths = [("--read", PACKAGE_DIR), ("--read", reward_path), ("--write", run_dir)]
     paths += [("--write", tmp_dir), ("--write", Path(os.devnull))]
     options = [item for flag, path in paths for item in (flag, str(path.resolve()))]
     return [sys.executable, "-I", "-B", landlock.__file__, "--python", *options, "--", *command]

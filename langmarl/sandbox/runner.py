@@ -33,7 +33,7 @@ from langmarl.sandbox.models import SandboxLimits, SandboxResult
 SCRIPT_NAME = "main.py"
 _BOOT_SOURCE = (Path(__file__).with_name("_boot.py")).read_text()
 _LANDLOCK_MODULE = Path(__file__).with_name("landlock.py")
-_PACKAGE_DIR = Path(__file__).resolve().parents[1]
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
 """langmarl itself stays readable: sandboxed harnesses import it (an editable install keeps it
 off ``sys.path``)."""
 _DEFAULT_LIMITS = SandboxLimits()
@@ -132,7 +132,7 @@ def _command(
     config = {
         "workdir": str(workdir),
         "writable": [str(workdir), "/dev/null"],
-        "readable": [str(_PACKAGE_DIR)],
+        "readable": [str(PACKAGE_DIR)],
         "landlock_module": str(_LANDLOCK_MODULE),
         "status_fd": status_fd,
         "allow_network": limits.allow_network,

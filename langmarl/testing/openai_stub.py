@@ -70,6 +70,11 @@ class OpenAIStub:
         host, port = self._server.server_address[:2]
         return f"http://{host!s}:{port}/v1"
 
+    def llm_config(self, model: str = "ok", **fields: Any) -> dict[str, Any]:
+        """An ``LLMConfig`` dict for this server: no key, no retries (override in ``fields``)."""
+        base = {"name": "stub", "model_string": model, "base_url": self.base_url}
+        return {**base, "requires_api_key": False, "max_retries": 0, **fields}
+
     def __enter__(self) -> OpenAIStub:
         self._thread.start()
         return self

@@ -64,9 +64,8 @@ class PolicyGradientOptimizer(BaseOptimizer):
     The default update rewrites the policy into a new self-contained prompt with the LLM;
     if that fails (LLM error, or a reply that is cut off, too short, JSON/markup, or not
     addressed to the agent; see :func:`rewrite_problem`) it falls back to
-    :meth:`apply_gradient`. The reference
-    implementation only appends; rewriting keeps policies from growing an ever longer list
-    of patches.
+    :meth:`apply_gradient`. The reference implementation only appends; rewriting keeps
+    policies from growing an ever longer list of patches.
 
     Args:
         llm_config: The optimizer model.

@@ -97,6 +97,7 @@ class MonteCarloTrainer:
         self.logger = RunLogger(self.store, self.run_id, str(getattr(config, "log_level", "INFO")))
         self.current_policies: Policies = {}
         self.stop_reason: str | None = None
+        self._status = "running"
         self.seed: int = 0
 
     # -- wiring -----------------------------------------------------------------------------
@@ -211,11 +212,10 @@ class MonteCarloTrainer:
         end = int(getattr(self.config, "start_iteration", 0)) + target
         self.stop_reason = None
         self._emit("on_train_start", self)
-        status = "stopped"
         try:
-            status = await self._tracked(self._iterate(first, end))
+            await self._tracked(self._iterate(first, end))
         finally:
-            self._emit("on_train_end", status, self)
+            self._emit("on_train_end", self._status, self)
         return self._sync_metrics()
 
     async def _iterate(self, first: int, end: int) -> str:
@@ -227,8 +227,8 @@ class MonteCarloTrainer:
 
     async def _tracked(self, work: Awaitable[str]) -> str:
         """Await ``work``, which returns the run's outcome (``completed`` or ``stopped``),
-        and record it as the run's status; ``stopped`` on interrupt, ``failed`` on any
-        other error."""
+        and record it as the run's status (also in ``self._status``); ``stopped`` on
+        interrupt, ``failed`` on any other error."""
         status, error = "failed", None
         try:
             status = await work
@@ -242,6 +242,7 @@ class MonteCarloTrainer:
             self.logger.error(f"training failed: {error}")
             raise
         finally:
+            self._status = status
             self.store.set_status(self.run_id, status, error)  # type: ignore[arg-type]
 
     def train(self, num_iterations: int | None = None) -> list[dict[str, Any]]:
@@ -260,7 +261,7 @@ class MonteCarloTrainer:
 
     async def _atrain_one(self, iteration: int) -> dict[str, Any]:
         start = int(getattr(self.config, "start_iteration", 0))
-        known = self.store.read_json(self.run_id, "run.json", default=None) or {}
+        known = self.store.run_info(self.run_id) if self.store.exists(self.run_id) else {}
         target = int(known.get("target_iterations") or self.config.num_iterations)
         self._start(max(target, iteration + 1 - start))
         self.stop_reason = None

@@ -26,13 +26,6 @@ def test_train_eval_runs(tmp_path: Path) -> None:
     runner = CliRunner()
     app = build_app()
     with OpenAIStub(responder=_reply) as stub:
-        llm = {
-            "name": "stub",
-            "model_string": "ok",
-            "base_url": stub.base_url,
-            "requires_api_key": False,
-            "max_retries": 0,
-        }
         config = tmp_path / "c.json"
         config.write_text(
             json.dumps(
@@ -41,7 +34,7 @@ def test_train_eval_runs(tmp_path: Path) -> None:
                     "exp_name": "cli",
                     "num_iterations": 1,
                     "trajectories_per_iteration": 2,
-                    "llm": llm,
+                    "llm": stub.llm_config(),
                     "seed": 0,
                     "experiment_dir": str(tmp_path / "runs"),
                     "checkpoint_dir": str(tmp_path / "ck"),

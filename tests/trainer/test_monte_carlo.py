@@ -3,6 +3,7 @@
 from pathlib import Path
 from typing import Any
 
+import pytest
 from trainer_fakes import AGENTS, default_reply, make_parts, role_of
 
 from langmarl.core.errors import LLMError
@@ -216,3 +217,26 @@ def test_a_resume_with_a_changed_config_keeps_the_earlier_one(tmp_path: Path) ->
     assert store.read_json("test", "config.json")["num_iterations"] == 2
     log = (tmp_path / "runs" / "test" / "logs" / "run.log").read_text()
     assert "config changed on resume: mini_batch_size, num_iterations" in log
+
+
+def test_on_train_end_gets_the_runs_final_status(tmp_path: Path) -> None:
+    class EndStatus(Callback):
+        def __init__(self) -> None:
+            self.statuses: list[str] = []
+
+        def on_train_end(self, status: str, trainer: Any) -> None:
+            self.statuses.append(status)
+
+    cfg, env, critic, opt = make_parts(tmp_path, num_iterations=1)
+    ends = EndStatus()
+    MonteCarloTrainer(cfg, env, critic, opt, callbacks=[ends]).train()
+
+    async def broken(*args: Any) -> Any:
+        raise RuntimeError("env bug")
+
+    env.acollect_trajectory = broken  # type: ignore[method-assign]
+    trainer = MonteCarloTrainer(cfg, env, critic, opt, callbacks=[ends])
+    with pytest.raises(RuntimeError, match="env bug"):
+        trainer.train(2)
+    assert ends.statuses == ["completed", "failed"]
+    assert trainer.store.run_info("test")["status"] == "failed"
