@@ -21,22 +21,26 @@ ANSWERER: dict[str, str] = {
 }
 
 ROLES: dict[str, str] = {
-    "researcher": "finds the facts in the context that the question needs",
-    "reasoner": "connects the facts step by step",
-    "checker": "checks the work so far and points out mistakes",
-    "answerer": "gives the final short answer",
-    "analyst": "restates the problem and plans the solution",
-    "solver": "works the solution out step by step",
-    "finalizer": "checks the solution and states the final answer",
-    "planner": "plans the function: inputs, outputs, edge cases",
-    "coder": "writes a first implementation",
-    "reviewer": "reviews the code and points out bugs",
-    "implementer": "writes the final, complete Python function",
-    "outliner": "outlines the passage",
-    "drafter": "writes a first draft",
-    "editor": "suggests concrete improvements to the draft",
-    "writer": "writes the final passage",
+    "researcher": "find the facts in the context that the question needs",
+    "reasoner": "connect the facts step by step",
+    "checker": "check the work so far and point out mistakes",
+    "answerer": "give the final short answer",
+    "analyst": "restate the problem and plan the solution",
+    "solver": "work the solution out step by step",
+    "finalizer": "check the solution and state the final answer",
+    "planner": "plan the function: inputs, outputs, edge cases",
+    "coder": "write a first implementation",
+    "reviewer": "review the code and point out bugs",
+    "implementer": "write the final, complete Python function",
+    "outliner": "outline the passage",
+    "drafter": "write a first draft",
+    "editor": "suggest concrete improvements to the draft",
+    "writer": "write the final passage",
 }
+"""Each agent's job, as a verb phrase that completes "you ..." (the starting policies say
+"You are the researcher of a team: you find the facts ...")."""
+DEFAULT_ROLE = "contribute to the solution"
+"""The job of agents not listed in :data:`ROLES` (``contributor_K``)."""
 
 FINAL_FORMAT: dict[str, str] = {
     "qa": "End your reply with a line 'Answer: <short answer>'.",
@@ -68,7 +72,7 @@ $instruction"""
 
 HISTORY = "Your teammates' work so far:\n$entries"
 
-CONTRIBUTOR_INSTRUCTION = "Do your part ($role) in a few sentences."
+CONTRIBUTOR_INSTRUCTION = "Do your part in a few sentences: $role."
 ANSWERER_INSTRUCTION = "$final_format"
 
 JUDGE_SYSTEM = "You are a strict judge. Reply with exactly what is asked, nothing else."
