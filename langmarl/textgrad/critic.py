@@ -16,6 +16,7 @@ from langmarl.llm.tracker import UsageLedger
 from langmarl.textgrad import prompts
 from langmarl.textgrad.credit import parse_credit
 from langmarl.textgrad.formatter import TrajectoryFormatter
+from langmarl.textgrad.grounding import episode_facts, format_facts
 
 log = logging.getLogger(__name__)
 PARADIGMS = ("central_global", "central_credit")
@@ -65,8 +66,12 @@ class CentralizedCritic(BaseCritic):
     :func:`~langmarl.textgrad.credit.parse_credit` (JSON, then ``[agent]`` markers, then the
     documented fallback: the whole reply for every agent, ``parse_status="fallback"``).
 
+    With ``grounded_feedback`` other than ``off``, the prompt includes the verifier's facts
+    recorded in the episode (see :mod:`langmarl.textgrad.grounding`).
+
     Args:
-        config: Run config; ``paradigm`` and ``get_critic_llm()`` are used.
+        config: Run config; ``paradigm``, ``grounded_feedback`` and ``get_critic_llm()`` are
+            used.
         prompts_dir: Folder with template files overriding the built-in prompts
             (see :func:`load_templates`).
         llm: Client to use (default: one for ``config.get_critic_llm()``).
@@ -85,6 +90,7 @@ class CentralizedCritic(BaseCritic):
         self.paradigm = str(getattr(config, "paradigm", "central_credit"))
         if self.paradigm not in PARADIGMS:
             raise ConfigError(f"paradigm must be one of {PARADIGMS}, got {self.paradigm!r}.")
+        self.grounded = str(getattr(config, "grounded_feedback", "auto")) != "off"
         self.templates = load_templates(prompts_dir)
         self.llm = llm or LLMClient(config.get_critic_llm(), role="critic", ledger=ledger)
 
@@ -103,14 +109,21 @@ class CentralizedCritic(BaseCritic):
             else TrajectoryFormatter.format_trajectory(trajectory)
         )
         example = json.dumps({agent_id: "..." for agent_id in agent_ids})
-        return Template(self.templates[self.paradigm]).safe_substitute(
+        facts = format_facts(episode_facts(trajectory)) if self.grounded else ""
+        template = self.templates[self.paradigm]
+        prompt = Template(template).safe_substitute(
             context=context or "A team of AI agents works on a task in sequence.",
             roles=format_roles(agent_ids, roles),
             trajectory=formatted,
             reward=f"{trajectory.reward:.3f}",
             agent_ids=", ".join(agent_ids),
             json_example=example,
+            facts=facts,
         )
+        has_slot = "$facts" in template or "${facts}" in template
+        if facts and not has_slot:  # a custom template from prompts_dir without the slot
+            prompt = f"{prompt.rstrip()}\n{facts}"
+        return prompt
 
     def parse(self, response: str, agent_ids: list[AgentId]) -> Evaluation:
         """The evaluation for a critic reply (pure)."""

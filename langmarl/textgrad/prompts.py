@@ -26,7 +26,7 @@ $roles
 
 Episode:
 $trajectory
-
+$facts
 Evaluate the team as a whole. Was the final answer right (reward $reward)? What went well,
 what went wrong, and what one change would most improve the team? Answer in at most
 6 sentences."""
@@ -39,12 +39,23 @@ $roles
 
 Episode:
 $trajectory
-
+$facts
 Assign credit to each agent for the outcome (reward $reward): what did its contribution
 add or break, and what should it do differently next time? Reply with one JSON object
 mapping each agent id to one or two sentences of feedback, for example:
 $json_example
 Use exactly these agent ids: $agent_ids."""
+
+CRITIC_FACTS = """\
+
+Facts established by the task's verifier (a program, not an opinion; trust them over your
+own reading of the episode):
+$facts
+Base your judgement on these facts, but do not quote the expected answer in your feedback:
+give advice that also helps on other tasks.
+"""
+"""The grounded-feedback section filled into a critic template's ``$facts`` (appended when
+a custom template has no ``$facts``); see :mod:`langmarl.textgrad.grounding`."""
 
 CRITIC_TEMPLATE_FILES = {
     "system": "critic_system.txt",

@@ -10,7 +10,7 @@ from langmarl.config.envs import LanguageTaskConfig
 from langmarl.core.base import BaseEnvironment
 from langmarl.core.errors import EnvError
 from langmarl.core.records import AgentId, Policies, Step, Trajectory
-from langmarl.envs.language import prompts, rewards
+from langmarl.envs.language import facts, prompts, rewards
 from langmarl.envs.language.datasets import Task, load_tasks, sample, split_tasks
 from langmarl.llm.client import LLMClient, run_sync
 
@@ -32,7 +32,7 @@ def build_observation(task: Task, history: list[Step], agent_id: AgentId, last: 
     task_type = str(task.get("task_type", "qa"))
     entries = "\n\n".join(f"[{s.agent_id}]\n{s.action.strip()}" for s in history)
     history_text = Template(prompts.HISTORY).substitute(entries=entries) if history else ""
-    role = prompts.ROLES.get(agent_id, "contributes to the solution")
+    role = prompts.ROLES.get(agent_id, prompts.DEFAULT_ROLE)
     template = prompts.ANSWERER_INSTRUCTION if last else prompts.CONTRIBUTOR_INSTRUCTION
     instruction = Template(template).substitute(
         role=role, final_format=prompts.FINAL_FORMAT[task_type]
@@ -89,8 +89,14 @@ class LanguageEnv(BaseEnvironment):
     def agent_ids(self) -> list[AgentId]:
         return list(self._ids)
 
+    @property
+    def has_verifier(self) -> bool:
+        """Whether episodes carry verifier facts (qa, math, coding; not writing, which an
+        LLM judge scores), for grounded feedback."""
+        return self.task_type in facts.VERIFIED_TASK_TYPES
+
     def agent_roles(self) -> dict[AgentId, str]:
-        return {a: prompts.ROLES.get(a, "contributes to the solution") for a in self._ids}
+        return {a: prompts.ROLES.get(a, prompts.DEFAULT_ROLE) for a in self._ids}
 
     def describe(self) -> str:
         return prompts.DESCRIPTIONS[self.task_type]
@@ -165,13 +171,12 @@ class LanguageEnv(BaseEnvironment):
             action = await self.llm.achat(policies[agent_id], observation)
             steps.append(Step(agent_id=agent_id, observation=observation, action=action))
         reward, details = await self.score(task, steps[-1].action)
+        kind = str(task.get("task_type", self.task_type))
         metadata = {"env": self.name, "task_type": self.task_type, "task_id": task.get("id")}
+        metadata["reward_details"] = details
+        metadata[facts.FACTS_KEY] = facts.verifier_facts(kind, task, steps[-1].action, details)
         return Trajectory(
-            task=task,
-            steps=steps,
-            reward=reward,
-            agent_ids=self.agent_ids,
-            metadata={**metadata, "reward_details": details},
+            task=task, steps=steps, reward=reward, agent_ids=self.agent_ids, metadata=metadata
         )
 
     def _judge(self) -> LLMClient:

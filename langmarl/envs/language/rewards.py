@@ -36,6 +36,11 @@ def extract_answer(text: str) -> str:
     return lines[-1] if lines else ""
 
 
+def has_answer_line(text: str) -> bool:
+    """Whether ``text`` states its answer on an ``Answer: ...`` line, as the format asks."""
+    return _ANSWER.search(text) is not None
+
+
 def normalize_answer(text: str) -> str:
     """SQuAD-style normalization: lower case, no punctuation, articles or extra spaces."""
     text = text.lower()
