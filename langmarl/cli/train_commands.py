@@ -21,6 +21,7 @@ PHASE_LABELS = {
     "generate": "2 generate episodes",
     "evaluate": "3 evaluate + gradients",
     "update": "4 aggregate + update",
+    "validate": "4b validate candidates",
     "checkpoint": "5 checkpoint",
 }
 

@@ -5,13 +5,22 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
+from langmarl.core.errors import ConfigError
 from langmarl.core.validation import config_error
 from langmarl.llm.config import LLMConfig, coerce_llm
 
 Paradigm = Literal["central_global", "central_credit"]
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
+Grounding = Literal["auto", "on", "off"]
 
 
 class BaseConfig(BaseModel):
@@ -61,11 +70,44 @@ class BaseConfig(BaseModel):
     """Logging level."""
     seed: int | None = None
     """Seed for task sampling and mini-batch selection (``None``: not reproducible)."""
+    validate_updates: bool = True
+    """Score every candidate policy on a fixed validation batch before it replaces the
+    current one, and keep it only if its score is not lower (``False``: accept every update,
+    as the reference does)."""
+    validation_size: int = Field(default=4, ge=1)
+    """Tasks in the validation batch (drawn once per run from the training tasks with the
+    run's seed). Each candidate costs this many episodes."""
+    update_candidates: int = Field(default=1, ge=1, le=8)
+    """Candidate policies the optimizer proposes per agent and iteration; the best-scoring
+    one competes with the current policy (needs ``validate_updates``)."""
+    rescore_incumbent: bool = False
+    """Score the current policies again every iteration instead of reusing their score;
+    needed when the reward changes during training (e.g. an annealed PARL term)."""
+    grounded_feedback: Grounding = "auto"
+    """Show the critic the verifier's facts (expected vs got, format violations, failing
+    tests). ``auto``: where the task has a verifier; ``on``: the same, and a task without a
+    verifier is an error; ``off``: the critic sees the episode only. ``true``/``false`` mean
+    ``on``/``off``."""
 
     @field_validator("llm", "actor_llm", "critic_llm", "optimizer_llm", mode="before")
     @classmethod
     def _coerce_llm(cls, value: Any) -> Any:
         return coerce_llm(value)
+
+    @field_validator("grounded_feedback", mode="before")
+    @classmethod
+    def _grounding_bool(cls, value: Any) -> Any:
+        return {True: "on", False: "off"}.get(value, value) if isinstance(value, bool) else value
+
+    @model_validator(mode="after")
+    def _check_candidates(self) -> BaseConfig:
+        if self.update_candidates > 1 and not self.validate_updates:
+            raise ConfigError(
+                f"update_candidates={self.update_candidates} needs validate_updates=true: "
+                "candidates are chosen by their validation score; set update_candidates=1 "
+                "or validate_updates=true"
+            )
+        return self
 
     @field_validator("log_level", mode="before")
     @classmethod

@@ -6,7 +6,9 @@ Layout of one run (``<base_dir>/<run_id>/``)::
     config.json                   the config of the newest attempt (no API keys)
     config_history.jsonl          earlier configs, when a resumed attempt changed it
     metrics.json                  one stats record per finished iteration (rebuilt from
-                                  the checkpoints, which are authoritative)
+                                  the checkpoints, which are authoritative); with validated
+                                  updates it holds ``accepted_updates`` (policies replaced)
+                                  and ``validation_score`` (score of the kept policies)
     policies/iter_NNNN/           checkpoint N = the policies after N iterations
         <agent>.txt               one policy per agent (file names in manifest.json)
         manifest.json             written last: agent ids → files, stats of the iteration
@@ -15,7 +17,18 @@ Layout of one run (``<base_dir>/<run_id>/``)::
     evaluations/iter_NNNN/ep_NNNN.json    the critic's Evaluation of that episode
     gradients/iter_NNNN/ep_NNNN.json      agent id → Gradient for that episode
     gradients/iter_NNNN/aggregated.json   agent id → aggregated gradient text
+    candidates/iter_NNNN.json     agent id → the candidate PolicyUpdates proposed in that
+                                  iteration (reused when the iteration is resumed)
+    updates.jsonl                 one UpdateDecision per candidate: iteration, agent_id,
+                                  candidate, kind (rewrite/append/kept), policy text, score,
+                                  incumbent_score, accepted, reason (see
+                                  :mod:`langmarl.trainer.validation`)
+    validation.json               the run's fixed validation batch: size, hash, task ids
+    validation_scores.jsonl       one line per team scored on that batch: batch, team and
+                                  epoch keys, score, per-task rewards (a cache: a team is
+                                  scored once; failed scorings are not recorded)
     evals/<split>_iter_NNNN.json  held-out evaluations (``langmarl eval``)
+    evals/<split>_compare.json    initial vs final (best) policies with 95% intervals
     logs/run.log                  human-readable log
     logs/events.jsonl             structured events (iteration start/end, episodes, errors)
 
@@ -37,6 +50,9 @@ from langmarl.core.secrets import Redactor
 
 RunStatus = Literal["running", "completed", "failed", "stopped"]
 RUN_FILE = "run.json"
+UPDATES_FILE = "updates.jsonl"
+VALIDATION_FILE = "validation.json"
+VALIDATION_SCORES_FILE = "validation_scores.jsonl"
 
 
 def iter_dir(kind: str, iteration: int) -> str:
@@ -229,6 +245,31 @@ class LocalStore:
 
     def load_aggregated(self, run_id: str, iteration: int) -> Any:
         return self.read_json(run_id, f"{iter_dir('gradients', iteration)}/aggregated.json")
+
+    def save_candidates(self, run_id: str, iteration: int, candidates: dict[str, Any]) -> None:
+        """Agent id → candidate policy updates proposed in ``iteration``."""
+        self.write_json(run_id, f"candidates/iter_{iteration:04d}.json", candidates)
+
+    def load_candidates(self, run_id: str, iteration: int) -> Any:
+        return self.read_json(run_id, f"candidates/iter_{iteration:04d}.json")
+
+    def append_update_decision(self, run_id: str, decision: dict[str, Any]) -> None:
+        """Append one update decision to ``updates.jsonl``."""
+        self.append_event(run_id, UPDATES_FILE, decision)
+
+    def load_update_decisions(self, run_id: str) -> list[dict[str, Any]]:
+        """Every recorded update decision, in the order they were made."""
+        return list(self.read_events(run_id, UPDATES_FILE))
+
+    def save_validation_batch(self, run_id: str, batch: dict[str, Any]) -> None:
+        self.write_json(run_id, VALIDATION_FILE, batch)
+
+    def append_validation_score(self, run_id: str, record: dict[str, Any]) -> None:
+        """Append one team's validation score to ``validation_scores.jsonl``."""
+        self.append_event(run_id, VALIDATION_SCORES_FILE, record)
+
+    def load_validation_scores(self, run_id: str) -> list[dict[str, Any]]:
+        return list(self.read_events(run_id, VALIDATION_SCORES_FILE))
 
     def save_metrics(self, run_id: str, metrics: list[dict[str, Any]]) -> None:
         self.write_json(run_id, "metrics.json", metrics)

@@ -12,8 +12,9 @@ from langmarl.core.records import Trajectory
 if TYPE_CHECKING:
     from langmarl.trainer.monte_carlo import MonteCarloTrainer
 
-PHASES = ("load", "generate", "evaluate", "update", "checkpoint")
-"""The five phases of an iteration, in order."""
+PHASES = ("load", "generate", "evaluate", "update", "validate", "checkpoint")
+"""The phases of an iteration, in order (``validate`` is the second half of the update:
+choosing which candidate policies to keep, see :mod:`langmarl.trainer.validation`)."""
 
 
 class Callback:

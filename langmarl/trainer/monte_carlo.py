@@ -7,8 +7,12 @@ One iteration:
    stored by an interrupted attempt of this iteration are reused);
 3. **evaluate** a mini-batch with the critic and generate language gradients, every call
    concurrent (bounded by the config's worker limits);
-4. **update**: aggregate each agent's gradients and update its policy (all agents at once);
-5. **checkpoint**: save the new policies with the iteration's statistics as checkpoint
+4. **update**: aggregate each agent's gradients and propose candidate policies (all agents
+   at once); with ``validate_updates`` (the default) a candidate replaces a policy only if
+   the team scores at least as well with it on the run's validation batch (progress phase
+   ``validate``, see :mod:`langmarl.trainer.validation`), so the kept policies are the best
+   so far; every decision goes to ``updates.jsonl``;
+5. **checkpoint**: save the kept policies with the iteration's statistics as checkpoint
    ``i + 1``. The checkpoint's manifest is written last; it is what marks the iteration done.
 
 ``train`` resumes the run in its directory from the newest checkpoint, so an iteration is
@@ -31,9 +35,11 @@ from langmarl.core.secrets import environment_secrets, llm_secrets
 from langmarl.llm.client import LLMClient, run_sync
 from langmarl.llm.tracker import UsageLedger
 from langmarl.store import LocalStore, PolicyCheckpoint, RunLogger, TrajectoryStore
+from langmarl.textgrad.grounding import check_grounding
 from langmarl.trainer.callbacks import Callback, LoggingCallback
 from langmarl.trainer.phases import PhaseRunner
 from langmarl.trainer.stats import iteration_stats
+from langmarl.trainer.validation import DecisionLog, Validator, check_validation_size
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -95,6 +101,9 @@ class MonteCarloTrainer:
         )
         self.trajectories = TrajectoryStore(self.store, self.run_id)
         self.logger = RunLogger(self.store, self.run_id, str(getattr(config, "log_level", "INFO")))
+        check_grounding(str(getattr(config, "grounded_feedback", "auto")), env)
+        self.validator = self._make_validator()
+        self.decisions = DecisionLog(self.store, self.run_id)
         self.current_policies: Policies = {}
         self.stop_reason: str | None = None
         self._status = "running"
@@ -138,6 +147,25 @@ class MonteCarloTrainer:
         roles.append(getattr(self.config, "optimizer_llm", None))
         return llm_secrets([*clients, *roles]) | environment_secrets()
 
+    def _make_validator(self) -> Validator | None:
+        """The validator of ``validate_updates`` (``None`` when off).
+
+        Raises:
+            ConfigError: if ``validation_size`` exceeds the environment's training tasks.
+        """
+        if not getattr(self.config, "validate_updates", False):
+            return None
+        size = int(self.config.validation_size)
+        check_validation_size(self.env, size)
+        return Validator(
+            self.store,
+            self.run_id,
+            self.collect,
+            size=size,
+            workers=self._limit("episode_generation_workers", "max_workers"),
+            rescore=bool(getattr(self.config, "rescore_incumbent", False)),
+        )
+
     def stop(self, reason: str) -> None:
         """Ask training to stop after the current iteration (status ``stopped``)."""
         self.stop_reason = reason
@@ -170,6 +198,8 @@ class MonteCarloTrainer:
                 seed=seed if seed is not None else random.SystemRandom().randrange(2**31),
             )
         self.seed = int(info["seed"])
+        if self.validator is not None:
+            self.validator.open(self.env, self.seed)
         if hasattr(self.config, "model_dump"):
             self._record_config(self.config.model_dump(mode="json"))
         latest = self.checkpoint.latest_iteration()
@@ -289,7 +319,8 @@ class MonteCarloTrainer:
         evaluations, gradients = await phases.timed(
             "evaluate", phases.evaluate(self.current_policies, trajectories)
         )
-        updates = await phases.timed("update", phases.update(self.current_policies, gradients))
+        proposals = await phases.timed("update", phases.update(self.current_policies, gradients))
+        updates = await phases.timed("validate", phases.select(self.current_policies, proposals))
         usage = UsageLedger.since(before, self.ledger.by_role())
         stats = iteration_stats(
             iteration,
@@ -303,6 +334,7 @@ class MonteCarloTrainer:
         stats["duration_s"] = round(time.monotonic() - started, 3)
         stats["phase_seconds"] = phases.seconds
         stats["reused_episodes"] = phases.reused
+        stats.update(phases.validation)
         phases.checkpoint(updates, stats)
         self._sync_metrics()
         self._emit("on_iteration_end", iteration, stats, self)

@@ -12,6 +12,7 @@ from langmarl.core.errors import LLMError
 from langmarl.core.records import SHARED, Evaluation, Gradient, Policies, PolicyUpdate, Trajectory
 from langmarl.textgrad.formatter import format_task
 from langmarl.trainer.stats import iteration_rng, mini_batch
+from langmarl.trainer.validation import Selection, Validator, unvalidated_decisions
 
 if TYPE_CHECKING:
     from langmarl.trainer.monte_carlo import MonteCarloTrainer
@@ -25,6 +26,9 @@ class PhaseRunner:
 
     Attributes:
         reused: Episodes taken from an interrupted earlier attempt of this iteration.
+        seconds: Wall time per phase (``validate`` is the validation part of ``update``).
+        validation: ``accepted_updates``, ``rejected_updates``, ``validation_score`` and
+            ``validation_episodes`` of the update phase, for the iteration's stats.
     """
 
     def __init__(self, trainer: MonteCarloTrainer, iteration: int) -> None:
@@ -32,6 +36,7 @@ class PhaseRunner:
         self.iteration = iteration
         self.reused = 0
         self.seconds: dict[str, float] = {}
+        self.validation: dict[str, Any] = {}
 
     async def timed(self, name: str, work: Awaitable[T]) -> T:
         """Await ``work``, recording its wall time in ``seconds[name]``."""
@@ -172,9 +177,61 @@ class PhaseRunner:
     # 4 ----------------------------------------------------------------------------------------
     async def update(
         self, policies: Policies, gradients: dict[int, list[Gradient]]
+    ) -> dict[str, list[PolicyUpdate]]:
+        """Phase 4: aggregate each agent's gradients and propose ``update_candidates``
+        candidate policies per agent, every call concurrent (a failing optimizer proposes
+        the agent's previous policy, method ``kept``). The candidates are saved, so a
+        resumed iteration decides on the same ones."""
+        t = self.t
+        count = int(getattr(t.config, "update_candidates", 1))
+        self._phase("update", len(t.agent_ids) * count)
+        proposals = self._stored_candidates()
+        if proposals is None:
+            aggregated = await self._aggregate_all(gradients)
+            proposals = await self._propose(policies, aggregated, count)
+            records = {a: [u.to_dict() for u in us] for a, us in proposals.items()}
+            t.store.save_candidates(t.run_id, self.iteration, records)
+        return proposals
+
+    async def select(
+        self, policies: Policies, proposals: dict[str, list[PolicyUpdate]]
     ) -> list[PolicyUpdate]:
-        """Phase 4: aggregate each agent's gradients, then update every policy concurrently.
-        A failing optimizer keeps the agent's previous policy (method ``kept``)."""
+        """Phase 4b (``validate``): with ``validate_updates``, keep a candidate only if it
+        validates (:mod:`langmarl.trainer.validation`); else keep every first candidate.
+        Every decision is recorded in ``updates.jsonl``."""
+        t = self.t
+        validator = t.validator
+        if validator is None:
+            updates = [proposals[a][0] for a in t.agent_ids]
+            decisions = unvalidated_decisions(self.iteration, updates)
+            self.validation = {"validation_score": None, "validation_episodes": 0}
+        else:
+            selection = await self._validate(validator, policies, proposals)
+            updates, decisions = selection.updates, selection.decisions
+            self.validation = {
+                "validation_score": selection.score,
+                "validation_episodes": selection.episodes_run,
+            }
+        t.decisions.record(decisions)
+        self.validation["accepted_updates"] = sum(1 for d in decisions if d.accepted)
+        self.validation["rejected_updates"] = sum(
+            1 for d in decisions if not d.accepted and d.score is not None
+        )
+        for u in updates:
+            if u.new_policy != policies[u.agent_id]:
+                t._emit("on_policy_update", u.agent_id, policies[u.agent_id], u.new_policy)
+        return updates
+
+    def _stored_candidates(self) -> dict[str, list[PolicyUpdate]] | None:
+        """Candidates an interrupted attempt of this iteration proposed, so a resumed
+        iteration decides on the same candidates."""
+        t = self.t
+        data = t.store.load_candidates(t.run_id, self.iteration)
+        if not data or sorted(data) != sorted(t.agent_ids):
+            return None
+        return {a: [PolicyUpdate.from_dict(u) for u in data[a]] for a in t.agent_ids}
+
+    async def _aggregate_all(self, gradients: dict[int, list[Gradient]]) -> dict[str, str]:
         t = self.t
         texts: dict[str, list[str]] = {agent_id: [] for agent_id in t.agent_ids}
         for episode_gradients in gradients.values():
@@ -184,14 +241,42 @@ class PhaseRunner:
                         texts[agent_id].append(g.text)
         for agent_id, items in texts.items():
             t.logger.gradient_saved(self.iteration, agent_id, len(items))
-        self._phase("update", len(t.agent_ids))
         shared = any(g.agent_id == SHARED for gs in gradients.values() for g in gs)
         aggregated = await self._aggregate(texts, shared)
         t.store.save_aggregated(t.run_id, self.iteration, aggregated)
-        jobs = [self._update_one(a, policies[a], aggregated[a]) for a in t.agent_ids]
-        return await t.bounded(
+        return aggregated
+
+    async def _propose(
+        self, policies: Policies, aggregated: dict[str, str], count: int
+    ) -> dict[str, list[PolicyUpdate]]:
+        """``count`` candidate updates per agent, every call concurrent."""
+        t = self.t
+        jobs = [
+            self._update_one(a, policies[a], aggregated[a])
+            for a in t.agent_ids
+            for _ in range(count)
+        ]
+        made = await t.bounded(
             t._limit("optimizer_workers", "max_workers"), jobs, self._advance("update")
         )
+        return {a: made[i * count : (i + 1) * count] for i, a in enumerate(t.agent_ids)}
+
+    async def _validate(
+        self, validator: Validator, policies: Policies, proposals: dict[str, list[PolicyUpdate]]
+    ) -> Selection:
+        t = self.t
+        teams = 1 + sum(len(c) for c in proposals.values())
+        self._phase("validate", teams)
+        validator.on_scored = self._advance("validate")
+        selection = await validator.select(self.iteration, policies, proposals)
+        for d in selection.decisions:
+            if d.score is not None:
+                verdict = "accepted" if d.accepted else "rejected"
+                t.logger.info(
+                    f"iteration {self.iteration}: {d.agent_id} candidate {d.candidate} "
+                    f"{verdict}: {d.reason}"
+                )
+        return selection
 
     async def _aggregate(self, texts: dict[str, list[str]], shared: bool) -> dict[str, str]:
         t = self.t
@@ -227,8 +312,6 @@ class PhaseRunner:
         update.agent_id = agent_id
         if update.error:
             t.logger.warning(f"policy update of {agent_id} used {update.method}: {update.error}")
-        if update.new_policy != policy:
-            t._emit("on_policy_update", agent_id, policy, update.new_policy)
         return update
 
     # 5 ----------------------------------------------------------------------------------------

@@ -37,8 +37,10 @@ def test_two_iterations_end_to_end(tmp_path: Path) -> None:
     stats = metrics[0]
     assert stats["num_episodes"] == 3 and stats["avg_reward"] == 1.0
     by_role = stats["usage_by_role"]
-    # K·N actor + K critic + K·N gradient + N aggregation + N rewrite
-    assert by_role["actor"]["calls"] == 6 and by_role["critic"]["calls"] == 3
+    # K·N actor + K critic + K·N gradient + N aggregation + N rewrite, and validation:
+    # V episodes of the current team + V per agent's candidate, N actor calls each
+    assert stats["validation_episodes"] == 4 + 2 * 4 and stats["accepted_updates"] == 2
+    assert by_role["actor"]["calls"] == 6 + 12 * 2 and by_role["critic"]["calls"] == 3
     assert by_role["optimizer"]["calls"] == 6 + 2 + 2
     assert stats["total_tokens"] == sum(r["total_tokens"] for r in by_role.values())
     assert stats["policy_updates"] == {"drafter": "rewrite", "finisher": "rewrite"}
@@ -174,6 +176,9 @@ def test_calls_within_a_phase_run_concurrently(tmp_path: Path) -> None:
     assert phases["generate"] < 2 * 0.2 * 3  # serial would be 12 rounds (2.4 s)
     assert phases["evaluate"] < 2 * 0.2 * 3  # critic round + gradient round, not 6 + 12
     assert phases["update"] < 2 * 0.2 * 3  # aggregation round + rewrite round, not 4
+    # validation: the current team and the first agent's candidate together (8 episodes,
+    # 6 at a time), then the second agent's candidate: 3 rounds of 2 calls, not 24 calls
+    assert phases["validate"] < 0.2 * 10
 
 
 def test_episode_worker_limit_bounds_concurrent_episodes(tmp_path: Path) -> None:

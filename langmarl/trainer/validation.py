@@ -1,0 +1,415 @@
+"""Validated updates: a candidate policy replaces an agent's current one only if the team
+scores at least as well with it on a fixed validation batch.
+
+One iteration's selection, agents in turn order::
+
+    team = current policies
+    best = score(team)                       # once per (batch, team): cached on disk
+    for agent in agents:
+        candidates = proposals[agent], without no-ops and duplicates
+        scores = [score({**team, agent: c}) for c in candidates]   # concurrently
+        winner = the highest score (the first on ties); failed scorings never win
+        if winner is not None and winner.score >= best:
+            team[agent], best = winner, winner.score
+    return team, best                        # the kept policies and their score
+
+Decisions:
+
+- An agent's candidate plays with the *current* policies of its teammates. Agents are judged
+  one after another, so "current" includes a teammate's candidate accepted earlier in the
+  same iteration: every team the run keeps was scored as a whole, and the kept team's
+  validation score never decreases. The kept policies are therefore the best so far, and
+  they are what the checkpoint of the iteration holds.
+- "Not lower" accepts ties: a rewrite that does as well keeps training moving.
+- A candidate whose validation episodes fail (an LLM error after the client's retries, an
+  environment error) is rejected with the reason. If the current team cannot be scored,
+  every candidate of that iteration is rejected. Failed scorings are not cached, so a
+  resumed run tries them again.
+- A candidate identical to the current policy, or to an earlier candidate, is not scored.
+- Scores are cached by (batch, team) in ``validation_scores.jsonl`` — with
+  ``rescore_incumbent`` by (batch, team, iteration) — so the incumbent is scored once while
+  it is unchanged, and a resumed iteration makes the same decisions without new episodes.
+- Noise: the batch is small and actors may sample; a lucky incumbent score makes later
+  candidates harder to accept. ``validation_size`` trades cost for noise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import random
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from langmarl.core.base import BaseEnvironment
+from langmarl.core.errors import ConfigError, LangmarlError
+from langmarl.core.records import AgentId, Policies, PolicyUpdate, Trajectory
+from langmarl.store import LocalStore
+
+Kind = Literal["rewrite", "append", "kept"]
+Collect = Callable[[Policies, dict[str, Any]], Awaitable[Trajectory]]
+
+
+class UpdateDecision(BaseModel):
+    """What happened to one candidate policy (one line of ``updates.jsonl``).
+
+    Attributes:
+        iteration: The training iteration that proposed it.
+        agent_id: The agent.
+        candidate: Its index among the agent's candidates of that iteration.
+        kind: How the optimizer made it: ``rewrite``, ``append``, or ``kept`` (no candidate).
+        policy: The candidate policy text.
+        score: Its validation score (``None``: not scored).
+        incumbent_score: The current policies' score it was compared with.
+        accepted: Whether it replaced the agent's policy.
+        reason: Why (scores, a failure, "identical to the current policy", ...).
+        error: Why the optimizer fell back (e.g. from rewrite to append), if it did.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    iteration: int
+    agent_id: AgentId
+    candidate: int
+    kind: Kind
+    policy: str
+    score: float | None = None
+    incumbent_score: float | None = None
+    accepted: bool
+    reason: str
+    error: str | None = None
+
+
+class TeamScore(BaseModel):
+    """A team's validation score.
+
+    Attributes:
+        score: Mean reward over the batch (``None`` when scoring failed).
+        rewards: Reward per batch task.
+        error: Why scoring failed.
+        episodes_run: Episodes played for this score (0 when it came from the cache).
+    """
+
+    score: float | None = None
+    rewards: list[float] = []
+    error: str | None = None
+    episodes_run: int = 0
+
+
+class Selection(BaseModel):
+    """The outcome of one iteration's validated update (see the module docstring)."""
+
+    policies: dict[AgentId, str]
+    score: float | None
+    updates: list[PolicyUpdate]
+    decisions: list[UpdateDecision]
+    episodes_run: int
+
+
+def digest(data: Any) -> str:
+    """A short, stable hash of JSON-able ``data``."""
+    text = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def pick_winner(scores: list[TeamScore]) -> int | None:
+    """Index of the highest score (the first on ties); failed scorings never win."""
+    best: int | None = None
+    for index, scored in enumerate(scores):
+        if scored.score is None:
+            continue
+        if best is None or scored.score > (scores[best].score or 0.0):
+            best = index
+    return best
+
+
+def verdict(candidate: TeamScore, incumbent: TeamScore) -> tuple[bool, str]:
+    """Accept ``candidate`` over ``incumbent``? (pure) and why."""
+    if candidate.score is None:
+        return False, f"validation failed: {candidate.error}"
+    if incumbent.score is None:
+        return False, f"the current policies could not be scored: {incumbent.error}"
+    if candidate.score >= incumbent.score:
+        return True, f"scored {candidate.score:.3f} >= current {incumbent.score:.3f}"
+    return False, f"scored {candidate.score:.3f} < current {incumbent.score:.3f}"
+
+
+def training_task_count(env: BaseEnvironment) -> int | None:
+    """How many training tasks ``env`` has (``None``: unbounded, e.g. generated tasks)."""
+    splits = getattr(env, "splits", None)
+    if isinstance(splits, dict) and isinstance(splits.get("train"), list):
+        return len(splits["train"])
+    return None
+
+
+def check_validation_size(env: BaseEnvironment, size: int) -> None:
+    """Refuse a validation batch larger than the environment's training tasks.
+
+    Raises:
+        ConfigError: naming ``validation_size``, the task count and the fix.
+    """
+    available = training_task_count(env)
+    if available is not None and size > available:
+        raise ConfigError(
+            f"validation_size={size} is larger than the {available} training tasks of "
+            f"environment {getattr(env, 'name', type(env).__name__)!r}: set validation_size "
+            f"to at most {available}, use a bigger task set (benchmark_path), or set "
+            "validate_updates=false to accept every update unvalidated."
+        )
+
+
+def unvalidated_decisions(iteration: int, updates: list[PolicyUpdate]) -> list[UpdateDecision]:
+    """The decisions of ``validate_updates=false``: every update is accepted (pure)."""
+    return [
+        UpdateDecision(
+            iteration=iteration,
+            agent_id=u.agent_id,
+            candidate=0,
+            kind=u.method,
+            policy=u.new_policy,
+            accepted=u.method != "kept",
+            reason="validate_updates is off: every update is accepted"
+            if u.method != "kept"
+            else f"no candidate: {u.error or 'no gradient for this agent'}",
+            error=u.error,
+        )
+        for u in updates
+    ]
+
+
+class DecisionLog:
+    """``updates.jsonl`` of a run: every update decision, each recorded once (a resumed
+    iteration re-makes the decisions of the interrupted attempt; they are not repeated).
+
+    Args:
+        store: The run's store.
+        run_id: The run.
+    """
+
+    def __init__(self, store: LocalStore, run_id: str) -> None:
+        self.store, self.run_id = store, run_id
+        self._recorded: set[tuple[int, str, int]] | None = None
+
+    def load(self) -> list[UpdateDecision]:
+        """Every recorded decision, in order."""
+        return [
+            UpdateDecision.model_validate(d) for d in self.store.load_update_decisions(self.run_id)
+        ]
+
+    def record(self, decisions: list[UpdateDecision]) -> None:
+        """Append the ``decisions`` not yet recorded."""
+        if self._recorded is None:
+            self._recorded = {(d.iteration, d.agent_id, d.candidate) for d in self.load()}
+        for decision in decisions:
+            key = (decision.iteration, decision.agent_id, decision.candidate)
+            if key not in self._recorded:
+                self.store.append_update_decision(self.run_id, decision.model_dump(mode="json"))
+                self._recorded.add(key)
+
+
+class Validator:
+    """Scores teams on the run's validation batch and selects the updates to keep.
+
+    Args:
+        store: The run's store.
+        run_id: The run.
+        collect: Runs one episode (the trainer's episode runner: verified reward, LLM
+            failures turned into failed episodes).
+        size: Tasks in the batch (``validation_size``).
+        workers: Episodes played at once.
+        rescore: Score the incumbent again every iteration (``rescore_incumbent``).
+    """
+
+    def __init__(
+        self,
+        store: LocalStore,
+        run_id: str,
+        collect: Collect,
+        *,
+        size: int,
+        workers: int,
+        rescore: bool = False,
+    ) -> None:
+        self.store, self.run_id, self.collect = store, run_id, collect
+        self.size, self.rescore, self.workers = size, rescore, max(1, workers)
+        self.tasks: list[dict[str, Any]] = []
+        self.batch = ""
+        self._slots: asyncio.Semaphore | None = None
+        self._cache: dict[str, TeamScore] = {}
+        self.on_scored: Callable[[], None] = lambda: None
+
+    def open(self, env: BaseEnvironment, seed: int) -> None:
+        """Draw the run's batch (fixed by ``seed``) and load the scores and decisions
+        recorded by earlier attempts."""
+        rng = random.Random(f"{seed}:validation")
+        self.tasks = env.sample_tasks(self.size, split="train", rng=rng)
+        self.batch = digest(self.tasks)
+        ids = [t.get("id") for t in self.tasks]
+        record = {"size": self.size, "seed": seed, "batch": self.batch, "task_ids": ids}
+        self.store.save_validation_batch(self.run_id, record)
+        for line in self.store.load_validation_scores(self.run_id):
+            self._cache[str(line["key"])] = TeamScore(score=line["score"], rewards=line["rewards"])
+
+    def _key(self, policies: Policies, iteration: int) -> str:
+        epoch = iteration if self.rescore else None
+        return digest({"batch": self.batch, "team": policies, "epoch": epoch})
+
+    async def score(self, policies: Policies, iteration: int) -> TeamScore:
+        """The team's mean reward on the batch (cached; failures are not cached)."""
+        key = self._key(policies, iteration)
+        if key in self._cache:
+            self.on_scored()
+            return self._cache[key]
+
+        slots = self._slots or asyncio.Semaphore(self.workers)
+
+        async def one(task: dict[str, Any]) -> Trajectory:
+            async with slots:
+                try:
+                    return await self.collect(dict(policies), task)
+                except LangmarlError as exc:
+                    return Trajectory(task=task, metadata={"error": str(exc)})
+
+        episodes = await asyncio.gather(*(one(task) for task in self.tasks))
+        self.on_scored()
+        errors = [str(t.metadata["error"]) for t in episodes if t.metadata.get("error")]
+        if errors:
+            error = f"{len(errors)} of {len(episodes)} validation episodes failed: {errors[0]}"
+            return TeamScore(error=error, episodes_run=len(episodes))
+        rewards = [float(t.reward) for t in episodes]
+        scored = TeamScore(score=sum(rewards) / len(rewards), rewards=rewards)
+        self._cache[key] = scored
+        record = {"key": key, "batch": self.batch, "iteration": iteration, **scored.model_dump()}
+        self.store.append_validation_score(self.run_id, record)
+        return scored.model_copy(update={"episodes_run": len(episodes)})
+
+    async def select(
+        self, iteration: int, policies: Policies, proposals: dict[AgentId, list[PolicyUpdate]]
+    ) -> Selection:
+        """Judge every agent's candidates in turn order (see the module docstring)."""
+        self._slots = asyncio.Semaphore(self.workers)  # one per event loop
+        team = dict(policies)
+        best: TeamScore | None = None
+        updates: list[PolicyUpdate] = []
+        decisions: list[UpdateDecision] = []
+        played = 0
+        for agent_id, candidates in proposals.items():
+            fresh, skipped = self._screen(iteration, team[agent_id], candidates)
+            decisions += skipped
+            teams = [{**team, agent_id: c.new_policy} for _, c in fresh]
+            jobs = [self.score(t, iteration) for t in teams]
+            if best is None and fresh:
+                jobs.insert(0, self.score(team, iteration))
+            scores = list(await asyncio.gather(*jobs))
+            if best is None and fresh:
+                best = scores.pop(0)
+                played += best.episodes_run
+            played += sum(s.episodes_run for s in scores)
+            judged, accepted = self._judge(iteration, fresh, scores, best)
+            decisions += judged
+            if accepted is None:
+                updates.append(self._kept(agent_id, team[agent_id], decisions, candidates))
+                continue
+            index, update = accepted
+            team[agent_id], best = update.new_policy, scores[index]
+            updates.append(update)
+        if best is None:
+            best = await self.score(team, iteration)
+            played += best.episodes_run
+        return Selection(
+            policies=team, score=best.score, updates=updates, decisions=decisions,
+            episodes_run=played,
+        )  # fmt: skip
+
+    def _screen(
+        self, iteration: int, current: str, candidates: list[PolicyUpdate]
+    ) -> tuple[list[tuple[int, PolicyUpdate]], list[UpdateDecision]]:
+        """Split candidates into those to score and decisions for the rest (no candidate,
+        identical to the current policy, duplicate of an earlier candidate)."""
+        fresh: list[tuple[int, PolicyUpdate]] = []
+        skipped: list[UpdateDecision] = []
+        seen: dict[str, int] = {}
+        for index, update in enumerate(candidates):
+            reason = None
+            if update.method == "kept":
+                reason = f"no candidate: {update.error or 'no gradient for this agent'}"
+            elif update.new_policy == current:
+                reason = "identical to the current policy"
+            elif update.new_policy in seen:
+                reason = f"duplicate of candidate {seen[update.new_policy]}"
+            if reason is None:
+                seen[update.new_policy] = index
+                fresh.append((index, update))
+                continue
+            skipped.append(self._decision(iteration, index, update, None, None, False, reason))
+        return fresh, skipped
+
+    def _judge(
+        self,
+        iteration: int,
+        fresh: list[tuple[int, PolicyUpdate]],
+        scores: list[TeamScore],
+        best: TeamScore | None,
+    ) -> tuple[list[UpdateDecision], tuple[int, PolicyUpdate] | None]:
+        """Decisions for the scored candidates, and the accepted one (position in
+        ``fresh``, update) if any."""
+        winner = pick_winner(scores)
+        incumbent = best or TeamScore(error="not scored")
+        accepted: tuple[int, PolicyUpdate] | None = None
+        decisions = []
+        for position, ((index, update), scored) in enumerate(zip(fresh, scores, strict=True)):
+            ok, reason = verdict(scored, incumbent)
+            if ok and position != winner and winner is not None:
+                ok = False
+                reason = f"candidate {fresh[winner][0]} scored higher ({scores[winner].score:.3f})"
+            if ok:
+                accepted = (position, update)
+            decisions.append(
+                self._decision(iteration, index, update, scored.score, incumbent.score, ok, reason)
+            )
+        return decisions, accepted
+
+    @staticmethod
+    def _decision(
+        iteration: int,
+        index: int,
+        update: PolicyUpdate,
+        score: float | None,
+        incumbent: float | None,
+        accepted: bool,
+        reason: str,
+    ) -> UpdateDecision:
+        return UpdateDecision(
+            iteration=iteration,
+            agent_id=update.agent_id,
+            candidate=index,
+            kind=update.method,
+            policy=update.new_policy,
+            score=score,
+            incumbent_score=incumbent,
+            accepted=accepted,
+            reason=reason,
+            error=update.error,
+        )
+
+    @staticmethod
+    def _kept(
+        agent_id: AgentId,
+        policy: str,
+        decisions: list[UpdateDecision],
+        candidates: list[PolicyUpdate],
+    ) -> PolicyUpdate:
+        """The update record of an agent whose policy stays: ``kept``, with why."""
+        mine = [d for d in decisions if d.agent_id == agent_id]
+        reason = "; ".join(f"candidate {d.candidate}: {d.reason}" for d in mine)
+        gradient = candidates[0].aggregated_gradient if candidates else ""
+        return PolicyUpdate(
+            agent_id=agent_id,
+            method="kept",
+            new_policy=policy,
+            aggregated_gradient=gradient,
+            error=f"not replaced ({reason})" if mine else "no candidate",
+        )
