@@ -1,0 +1,135 @@
+"""`plot_run`: one PNG of a run's curves, whatever space the run comes from.
+
+::
+
+    kind  = first of KINDS whose detect(run_dir) is true     # else: error listing the files
+    plot  = kind.build(RunFiles(run_dir))                    # pure data, tested directly
+    drop empty series and panels; nothing left → "no metrics in RUN yet: …"
+    one point only → a note; render(plot) → <run_dir>/curves.png
+
+The order of :data:`KINDS` matters: a language-space PARL run has ``run.json`` and
+``parl_curves.json``, and is a language run.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from langmarl.core.errors import ConfigError
+from langmarl.plots import language, parl, reward, weight
+from langmarl.plots.files import RunFiles
+from langmarl.plots.series import RunKind, RunPlot
+
+log = logging.getLogger("langmarl.plots")
+
+KINDS: tuple[RunKind, ...] = (
+    language.KIND,
+    parl.KIND,
+    weight.KIND,
+    reward.SESSION_KIND,
+    reward.RUN_KIND,
+)
+"""Detector → plotter, tried in order."""
+
+RUN_PARENTS = ("experiments", "runs")
+"""Where a bare run id is looked up: ``experiment_dir``'s default (language space), and the
+default parent of Prompt2Policy sessions and weight-space ``output_dir``\\s."""
+
+DEFAULT_OUTPUT = "curves.png"
+
+
+def resolve_run(run: str | Path, runs_dir: str | Path | None = None) -> Path:
+    """The directory of ``run``: a path to a run directory, or a run id under ``runs_dir``
+    (default: ``experiments/``, then ``runs/``), as ``langmarl runs --dir`` lists them.
+
+    Raises:
+        ConfigError: naming where it looked and the runs found there.
+    """
+    path = Path(run)
+    if path.is_dir():
+        return path
+    parents = [Path(runs_dir)] if runs_dir is not None else [Path(p) for p in RUN_PARENTS]
+    for parent in parents:
+        if str(run) and "/" not in str(run) and (parent / str(run)).is_dir():
+            return parent / str(run)
+    found = sorted(p.name for parent in parents if parent.is_dir() for p in parent.iterdir())
+    listing = ", ".join(found[:20]) + (" …" if len(found) > 20 else "") if found else "none"
+    where = " or ".join(f"{p}/" for p in parents)
+    raise ConfigError(
+        f"No run {str(run)!r}: not a directory, nor a run id in {where} (runs there: "
+        f"{listing}). Pass a run directory, or --dir with the directory holding the run."
+    )
+
+
+def detect_kind(run_dir: str | Path) -> RunKind:
+    """The first kind in :data:`KINDS` that recognises ``run_dir``.
+
+    Raises:
+        ConfigError: if ``run_dir`` is not a directory, or no kind recognises it (the message
+            lists its files and the files each kind expects).
+    """
+    path = Path(run_dir)
+    if not path.is_dir():
+        raise ConfigError(f"No run directory {str(path)!r}: give the directory of a run.")
+    for kind in KINDS:
+        if kind.detect(path):
+            return kind
+    names = sorted(p.name + ("/" if p.is_dir() else "") for p in path.iterdir())
+    held = ", ".join(names[:15]) + (" …" if len(names) > 15 else "") if names else "nothing"
+    expected = "\n".join(f"  {kind.name}: {kind.expected}" for kind in KINDS)
+    raise ConfigError(
+        f"{path} is not a run directory langmarl can plot (it holds: {held}). "
+        f"Expected one of:\n{expected}"
+    )
+
+
+def run_series(run_dir: str | Path) -> RunPlot:
+    """What :func:`plot_run` draws for ``run_dir``: its kind, panels and notes (no
+    matplotlib). Empty series and panels are dropped.
+
+    Raises:
+        ConfigError: if the directory is not a run (see :func:`detect_kind`), or it has
+            nothing to plot yet (``no metrics in RUN yet: …``).
+    """
+    kind = detect_kind(run_dir)
+    files = RunFiles(run_dir)
+    plot = kind.build(files)
+    for panel in plot.panels:
+        panel.series = [s for s in panel.series if s.x]
+    plot.panels = [p for p in plot.panels if p.points]
+    if not plot.panels:
+        skipped = f" ({'; '.join(files.notes)})" if files.notes else ""
+        raise ConfigError(f"no metrics in {run_dir} yet: {kind.empty}{skipped}")
+    main = plot.panels[0]
+    if main.points == 1:
+        files.note(f"only one {main.xlabel} so far: drawn as single points, no curve yet")
+    plot.notes = [*plot.notes, *files.notes]
+    return plot
+
+
+def plot_run(run_dir: str | Path, output: str | Path | None = None) -> Path:
+    """Write a PNG of the run's curves and return its path.
+
+    Works for every space: language (``langmarl train``), weight (MAGRPO/IAC/MAAC), PARL's
+    orchestrator GRPO and reward space (Prompt2Policy sessions and single runs); the kind is
+    detected from the files in ``run_dir``.
+
+    Args:
+        run_dir: The run's directory.
+        output: The PNG to write (default: ``<run_dir>/curves.png``).
+
+    Returns:
+        The path of the PNG.
+
+    Raises:
+        ConfigError: if ``run_dir`` is not a run or has no metrics yet.
+        MissingDependencyError: if matplotlib is missing (``pip install 'langmarl[plot]'``).
+    """
+    from langmarl.plots.render import render
+
+    plot = run_series(run_dir)
+    target = Path(output) if output is not None else Path(run_dir) / DEFAULT_OUTPUT
+    render(plot, target)
+    log.info("%s run %s: wrote %s", plot.kind, run_dir, target)
+    return target
