@@ -71,10 +71,12 @@ def summary_table(metrics: list[dict[str, Any]]) -> Any:
     from rich.table import Table
 
     table = Table(title="Training summary")
-    for column in ("iter", "avg reward", "min", "max", "episodes", "LLM calls", "tokens", "$"):
+    columns = ("iter", "avg reward", "min", "max", "episodes", "LLM calls", "tokens", "$")
+    for column in (*columns, "accepted", "val. score"):
         table.add_column(column, justify="right")
     table.add_column("policy updates")
     for m in metrics:
+        score = m.get("validation_score")
         table.add_row(
             str(m["iteration"]),
             f"{m['avg_reward']:.3f}",
@@ -84,6 +86,8 @@ def summary_table(metrics: list[dict[str, Any]]) -> Any:
             str(m.get("llm_calls", "")),
             f"{m['total_tokens']:,}",
             f"{m['cost_usd']:.4f}",
+            str(m.get("accepted_updates", "")),
+            "" if score is None else f"{score:.3f}",
             ", ".join(f"{a}: {how}" for a, how in m.get("policy_updates", {}).items()),
         )
     return table
@@ -160,24 +164,54 @@ def _report(trainer: MonteCarloTrainer, metrics: list[dict[str, Any]]) -> None:
     console.print(f"Held-out check: langmarl eval {trainer.store.run_dir(trainer.run_id)}")
 
 
+def comparison_table(result: dict[str, Any]) -> Any:
+    """A rich table of the initial vs final held-out scores, each with n and a 95%
+    interval."""
+    from rich.table import Table
+
+    from langmarl.trainer.intervals import ScoreInterval
+
+    initial, final = result["initial"], result["final"]
+    table = Table(title=f"Held-out score · {result['run_id']} · {result['split']}")
+    table.add_column("")
+    table.add_column(f"initial (checkpoint {initial['iteration']})", justify="right")
+    table.add_column(f"final (checkpoint {final['iteration']})", justify="right")
+    intervals = [ScoreInterval(**r["interval"]) for r in (initial, final)]
+    rows = {
+        "mean reward": [f"{i.mean:.3f}" for i in intervals],
+        "95% interval": [
+            "n/a (n=1)" if i.low is None else f"[{i.low:.3f}, {i.high:.3f}]" for i in intervals
+        ],
+        "method": [
+            {"wilson": "Wilson (success rate)", "t": "t (mean)"}[i.method] for i in intervals
+        ],
+        "n": [str(i.n) for i in intervals],
+        "failed episodes": [str(r["failed_episodes"]) for r in (initial, final)],
+    }
+    for name, cells in rows.items():
+        table.add_row(name, *cells)
+    return table
+
+
 def eval_run(
     run_dir: Path = typer.Argument(..., help="A run directory (<experiment_dir>/<run_id>)."),
     split: str = typer.Option("test", "--split", help="Task split to evaluate on."),
-    iteration: int = typer.Option(None, "--iteration", help="Checkpoint (default: newest)."),
+    iteration: int = typer.Option(
+        None, "--iteration", help="Final checkpoint to compare (default: newest = kept)."
+    ),
     episodes: int = typer.Option(None, "--episodes", help="At most this many tasks."),
 ) -> None:
-    """Evaluate a run's policies on held-out tasks and store the result in the run."""
-    from langmarl.trainer.evaluation import evaluate_run
+    """Evaluate a run's initial and final policies on held-out tasks, side by side with
+    95% intervals, and store the result in the run."""
+    from langmarl.trainer.evaluation import compare_run
 
     with console.status(f"Evaluating {run_dir} on {split}…"):
-        result = evaluate_run(run_dir, split=split, iteration=iteration, episodes=episodes)
-    console.print(
-        f"{result['run_id']} · checkpoint {result['iteration']} · {split}: avg reward "
-        f"[bold]{result['avg_reward']:.3f}[/] over {result['num_episodes']} episodes "
-        f"({result['duration_s']:.0f}s)"
-    )
-    saved = run_dir / "evals" / f"{split}_iter_{result['iteration']:04d}.json"
-    console.print(f"Saved to {saved}")
+        result = compare_run(run_dir, split=split, iteration=iteration, episodes=episodes)
+    console.print(comparison_table(result))
+    console.print(f"Difference (final − initial): [bold]{result['difference']:+.3f}[/]")
+    if result["note"]:
+        console.print(f"Note: {result['note']}.")
+    console.print(f"Saved to {run_dir / 'evals' / f'{split}_compare.json'}")
 
 
 def runs(

@@ -1,10 +1,25 @@
-"""Held-out evaluation of a run's policies (``langmarl eval``)."""
+"""Held-out evaluation of a run's policies (``langmarl eval``).
+
+:func:`compare_run` is what ``langmarl eval RUN`` reports: the starting policies and the
+final ones (the newest checkpoint: with validated updates, the best so far) on the same
+held-out tasks, each with n and a 95% interval (:mod:`langmarl.trainer.intervals`).
+:func:`evaluate_run` evaluates one checkpoint.
+
+Decisions:
+
+- A run with no trained iteration yet, or whose updates were all rejected, has final
+  policies equal to the initial ones: they are evaluated once and the report says so
+  (``note``) instead of failing.
+- Episodes whose LLM calls fail after retries score 0 and are counted in
+  ``failed_episodes``, so a flaky endpoint shows instead of silently shrinking n.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import random
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +31,7 @@ from langmarl.envs.registry import make_env
 from langmarl.llm.client import LLMClient, run_sync
 from langmarl.llm.tracker import UsageLedger
 from langmarl.store import LocalStore, PolicyCheckpoint
+from langmarl.trainer.intervals import score_interval
 
 
 async def run_episodes(
@@ -43,6 +59,76 @@ def _tasks(env: BaseEnvironment, split: str, episodes: int | None, default: int)
     return env.sample_tasks(episodes or default, split=split, rng=random.Random(0))
 
 
+@dataclass
+class OpenedRun:
+    """A run directory opened for evaluation: its store, config, a fresh environment with
+    actor (and judge) clients recording into ``ledger``, and its checkpoints."""
+
+    store: LocalStore
+    run_id: str
+    info: dict[str, Any]
+    config: Any
+    env: BaseEnvironment
+    ledger: UsageLedger
+    checkpoint: PolicyCheckpoint
+
+    @classmethod
+    def open(cls, run_dir: str | Path) -> OpenedRun:
+        """Open ``run_dir``.
+
+        Raises:
+            ConfigError: if ``run_dir`` is not a run, or has no checkpoint yet.
+        """
+        path = Path(run_dir)
+        store, run_id = LocalStore(path.parent), path.name
+        info = store.run_info(run_id)
+        data = store.read_json(run_id, "config.json")
+        if data is None:
+            raise ConfigError(f"{path} has no config.json; is it a langmarl run directory?")
+        config = CONFIG_KINDS.get(str(data.get("env", "language"))).from_dict(data)
+        ledger = UsageLedger()
+        env = make_env(config.env, config)
+        env.set_llm(LLMClient(config.get_actor_llm(), role="actor", ledger=ledger))
+        if getattr(env, "judge_llm", "absent") is None:
+            env.judge_llm = LLMClient(config.get_critic_llm(), role="judge", ledger=ledger)
+        checkpoint = PolicyCheckpoint(store, run_id, len(env.agent_ids), agent_ids=env.agent_ids)
+        if checkpoint.latest_iteration() is None:
+            raise ConfigError(f"Run {run_id!r} has no policy checkpoint yet; train it first.")
+        return cls(store, run_id, info, config, env, ledger, checkpoint)
+
+    def evaluate(self, iteration: int, split: str, episodes: int | None) -> dict[str, Any]:
+        """Evaluate checkpoint ``iteration`` on ``split`` and save it in the run as
+        ``evals/<split>_iter_NNNN.json``; returns the result without the trajectories."""
+        policies = self.checkpoint.get_policies(iteration)
+        tasks = _tasks(self.env, split, episodes, int(self.config.trajectories_per_iteration))
+        if not tasks:
+            raise ConfigError(
+                f"Split {split!r} of run {self.run_id!r} has no tasks (episodes={episodes}); "
+                "use another --split or a larger --episodes."
+            )
+        workers = int(getattr(self.config, "episode_generation_workers", self.config.max_workers))
+        before, started = self.ledger.by_role(), time.monotonic()
+        trajectories = run_sync(run_episodes(self.env, policies, tasks, workers))
+        rewards = [t.reward for t in trajectories]
+        result = {
+            "run_id": self.run_id,
+            "split": split,
+            "iteration": iteration,
+            "num_episodes": len(trajectories),
+            "avg_reward": sum(rewards) / len(rewards),
+            "interval": score_interval(rewards).model_dump(),
+            "failed_episodes": sum(1 for t in trajectories if t.metadata.get("error")),
+            "rewards": rewards,
+            "task_ids": [t.task.get("id") for t in trajectories],
+            "usage_by_role": UsageLedger.since(before, self.ledger.by_role()),
+            "duration_s": round(time.monotonic() - started, 3),
+            "run_status": self.info.get("status"),
+        }
+        record = {**result, "trajectories": [t.to_dict() for t in trajectories]}
+        self.store.write_json(self.run_id, f"evals/{split}_iter_{iteration:04d}.json", record)
+        return result
+
+
 def evaluate_run(
     run_dir: str | Path,
     split: str = "test",
@@ -60,46 +146,69 @@ def evaluate_run(
         episodes: At most this many tasks (default: the whole split).
 
     Returns:
-        ``split``, ``iteration``, ``num_episodes``, ``avg_reward``, ``rewards``,
-        ``task_ids`` and ``usage_by_role``.
+        ``split``, ``iteration``, ``num_episodes``, ``avg_reward``, ``interval`` (95%, see
+        :class:`~langmarl.trainer.intervals.ScoreInterval`), ``failed_episodes``,
+        ``rewards``, ``task_ids`` and ``usage_by_role``.
 
     Raises:
         ConfigError: if ``run_dir`` is not a run or the checkpoint does not exist.
     """
-    path = Path(run_dir)
-    store, run_id = LocalStore(path.parent), path.name
-    info = store.run_info(run_id)
-    data = store.read_json(run_id, "config.json")
-    if data is None:
-        raise ConfigError(f"{path} has no config.json; is it a langmarl run directory?")
-    config = CONFIG_KINDS.get(str(data.get("env", "language"))).from_dict(data)
-    ledger = UsageLedger()
-    env = make_env(config.env, config)
-    env.set_llm(LLMClient(config.get_actor_llm(), role="actor", ledger=ledger))
-    if getattr(env, "judge_llm", "absent") is None:
-        env.judge_llm = LLMClient(config.get_critic_llm(), role="judge", ledger=ledger)
-    checkpoint = PolicyCheckpoint(store, run_id, len(env.agent_ids), agent_ids=env.agent_ids)
-    chosen = checkpoint.latest_iteration() if iteration is None else iteration
-    if chosen is None:
-        raise ConfigError(f"Run {run_id!r} has no policy checkpoint yet; train it first.")
-    policies = checkpoint.get_policies(chosen)
-    tasks = _tasks(env, split, episodes, int(config.trajectories_per_iteration))
-    workers = int(getattr(config, "episode_generation_workers", config.max_workers))
-    started = time.monotonic()
-    trajectories = run_sync(run_episodes(env, policies, tasks, workers))
-    rewards = [t.reward for t in trajectories]
+    run = OpenedRun.open(run_dir)
+    chosen = run.checkpoint.iterations()[-1] if iteration is None else iteration
+    run.checkpoint.manifest(chosen)  # a missing checkpoint: the "available: ..." message
+    return run.evaluate(chosen, split, episodes)
+
+
+def compare_run(
+    run_dir: str | Path,
+    split: str = "test",
+    iteration: int | None = None,
+    episodes: int | None = None,
+) -> dict[str, Any]:
+    """Evaluate the initial and the final policies of the run in ``run_dir`` on the same
+    ``split`` tasks; saved as ``evals/<split>_compare.json`` (and each checkpoint's own
+    ``evals/<split>_iter_NNNN.json``).
+
+    Args:
+        run_dir: The run's directory.
+        split: Task split (``test``: tasks never used in training).
+        iteration: The "final" checkpoint (default: the newest, i.e. the kept policies).
+        episodes: At most this many tasks.
+
+    Returns:
+        ``run_id``, ``split``, ``initial`` and ``final`` (each as :func:`evaluate_run`
+        returns it), ``difference`` (final minus initial mean), ``same_policies`` and
+        ``note`` (why initial and final are the same, else ``None``).
+
+    Raises:
+        ConfigError: if ``run_dir`` is not a run or a checkpoint does not exist.
+    """
+    run = OpenedRun.open(run_dir)
+    done = run.checkpoint.iterations()
+    first = done[0]
+    last = done[-1] if iteration is None else iteration
+    run.checkpoint.manifest(last)  # a missing checkpoint: the "available: ..." message
+    same = run.checkpoint.get_policies(first) == run.checkpoint.get_policies(last)
+    initial = run.evaluate(first, split, episodes)
+    final = initial if same else run.evaluate(last, split, episodes)
+    if same and last != first:  # the final checkpoint's file too, as if evaluated alone
+        record = run.store.read_json(run.run_id, f"evals/{split}_iter_{first:04d}.json")
+        run.store.write_json(
+            run.run_id, f"evals/{split}_iter_{last:04d}.json", {**record, "iteration": last}
+        )
+    note = None
+    if last == first:
+        note = f"checkpoint {last} is the starting one: the run has no trained iteration yet"
+    elif same:
+        note = f"checkpoint {last} has the starting policies: no update was accepted"
     result = {
-        "run_id": run_id,
+        "run_id": run.run_id,
         "split": split,
-        "iteration": chosen,
-        "num_episodes": len(trajectories),
-        "avg_reward": sum(rewards) / len(rewards) if rewards else 0.0,
-        "rewards": rewards,
-        "task_ids": [t.task.get("id") for t in trajectories],
-        "usage_by_role": ledger.by_role(),
-        "duration_s": round(time.monotonic() - started, 3),
-        "run_status": info.get("status"),
+        "initial": initial,
+        "final": {**final, "iteration": last},
+        "difference": final["avg_reward"] - initial["avg_reward"],
+        "same_policies": same,
+        "note": note,
     }
-    record = {**result, "trajectories": [t.to_dict() for t in trajectories]}
-    store.write_json(run_id, f"evals/{split}_iter_{chosen:04d}.json", record)
+    run.store.write_json(run.run_id, f"evals/{split}_compare.json", result)
     return result

@@ -37,9 +37,10 @@ from langmarl.llm.tracker import UsageLedger
 from langmarl.store import LocalStore, PolicyCheckpoint, RunLogger, TrajectoryStore
 from langmarl.textgrad.grounding import check_grounding
 from langmarl.trainer.callbacks import Callback, LoggingCallback
+from langmarl.trainer.decisions import DecisionLog, check_validation_size
 from langmarl.trainer.phases import PhaseRunner
 from langmarl.trainer.stats import iteration_stats
-from langmarl.trainer.validation import DecisionLog, Validator, check_validation_size
+from langmarl.trainer.validation import Validator
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

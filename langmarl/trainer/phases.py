@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from langmarl.core.errors import LLMError
 from langmarl.core.records import SHARED, Evaluation, Gradient, Policies, PolicyUpdate, Trajectory
 from langmarl.textgrad.formatter import format_task
+from langmarl.trainer.decisions import Selection, unvalidated_decisions
 from langmarl.trainer.stats import iteration_rng, mini_batch
-from langmarl.trainer.validation import Selection, Validator, unvalidated_decisions
+from langmarl.trainer.validation import Validator
 
 if TYPE_CHECKING:
     from langmarl.trainer.monte_carlo import MonteCarloTrainer
