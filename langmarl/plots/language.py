@@ -3,8 +3,9 @@
 Read from the run directory (layout: ``langmarl/store/local.py``):
 
 - ``metrics.json``: per finished iteration ``avg_reward``/``min_reward``/``max_reward``, and
-  when the trainer records them ``accepted_updates`` and ``validation_score`` (a number, or
-  one per agent) — absent keys simply leave their panel out;
+  when the trainer records them ``accepted_updates``/``rejected_updates`` and
+  ``validation_score`` (a number, or one per agent; ``None`` when nothing was validated) —
+  absent keys simply leave their panel out;
 - ``evals/<split>_iter_NNNN.json``: held-out evaluations of checkpoint N, drawn at x = N (the
   policies that iteration N starts from);
 - ``parl_curves.json`` (language-space PARL): critical vs serial steps and parallelism.
@@ -75,8 +76,8 @@ def _status(run_dir: Path) -> str | None:
 
 
 def build(files: RunFiles) -> RunPlot:
-    """Reward per iteration (mean, min, max, held-out), prompt updates, validation score,
-    and the PARL panels when the run has ``parl_curves.json``."""
+    """Reward per iteration (mean, min, max, held-out), prompt updates accepted and
+    rejected, validation score, and the PARL panels when the run has ``parl_curves.json``."""
     metrics = files.records(METRICS_FILE)
     reward = [
         column(metrics, "avg_reward", "iteration", "mean reward"),
@@ -87,9 +88,12 @@ def build(files: RunFiles) -> RunPlot:
     panels = [
         Panel("Reward per iteration", "reward", reward),
         Panel(
-            "Accepted prompt updates",
-            "updates",
-            key_series(metrics, "accepted_updates", "accepted"),
+            "Prompt updates",
+            "policies per iteration",
+            [
+                *key_series(metrics, "accepted_updates", "accepted"),
+                *key_series(metrics, "rejected_updates", "rejected (failed validation)"),
+            ],
         ),
         Panel("Validation score", "score", key_series(metrics, "validation_score", "validation")),
     ]

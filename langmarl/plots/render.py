@@ -102,7 +102,7 @@ def render(plot: RunPlot, output: Path) -> Path:
         draw_panel(axes, panel)
     for axes in cells[count:]:
         axes.set_visible(False)
-    figure.suptitle(plot.title, fontsize=13, fontweight="bold")
+    figure.suptitle(textwrap.fill(plot.title, 60 * columns), fontsize=13, fontweight="bold")
     if notes:
         figure.supxlabel("\n".join(notes), fontsize=8, color="darkred", ha="left", x=0.01)
     buffer = io.BytesIO()

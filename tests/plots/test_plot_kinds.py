@@ -16,8 +16,8 @@ from langmarl.plots import detect_kind, resolve_run, run_series
 
 def test_language_run_reward_updates_validation_and_held_out(tmp_path: Path) -> None:
     extra = [
-        {"accepted_updates": 2, "validation_score": 0.4},
-        {"accepted_updates": 0, "validation_score": 0.5},
+        {"accepted_updates": 2, "rejected_updates": 0, "validation_score": 0.4},
+        {"accepted_updates": 0, "rejected_updates": 2, "validation_score": 0.5},
         {"accepted_updates": 1, "validation_score": None},  # no validation that iteration
     ]
     run = language_run(
@@ -32,7 +32,11 @@ def test_language_run_reward_updates_validation_and_held_out(tmp_path: Path) -> 
     assert reward["min"].y == [0.0, 1.0, 0.5] and reward["max"].y == [1.0, 1.0, 0.5]
     assert reward["held-out test"].x == [0, 3] and reward["held-out test"].y == [0.2, 0.9]
     assert reward["held-out test"].style == "markers" and reward["held-out dev"].y == [0.8]
-    assert plot.series("Accepted prompt updates")["accepted"].y == [2, 0, 1]
+    updates = plot.series("Prompt updates")
+    assert updates["accepted"].y == [2, 0, 1] and updates["rejected (failed validation)"].y == [
+        0,
+        2,
+    ]
     validation = plot.series("Validation score")["validation"]
     assert validation.x == [0, 1] and validation.y == [0.4, 0.5]
     assert plot.notes == []
