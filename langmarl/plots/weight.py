@@ -2,7 +2,7 @@
 
 Read from the run's ``output_dir`` (written by ``langmarl/magrpo/base.py``):
 
-- ``config.json``: the trainer config with ``algorithm``;
+- ``config.json``: the trainer config with ``algorithm`` and ``num_turns``;
 - ``metrics.jsonl``: one line per logged step with ``step``, ``reward_mean``,
   ``return_mean``, per agent ``agent-i/completion_tokens`` (MAGRPO) and ``agent-i/kl``
   (when ``beta > 0``), per critic ``critic-i/value_loss`` (IAC, MAAC);
@@ -12,7 +12,9 @@ Read from the run's ``output_dir`` (written by ``langmarl/magrpo/base.py``):
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
+from typing import Any
 
 from langmarl.plots.files import RunFiles
 from langmarl.plots.series import (
@@ -26,17 +28,23 @@ from langmarl.plots.series import (
     suffix_columns,
 )
 
+CONFIG_FILE = "config.json"
 METRICS_FILE = "metrics.jsonl"
 EVAL_FILE = "eval.jsonl"
 ALGORITHMS = ("magrpo", "iac", "maac")
 
 
-def _algorithm(run_dir: Path) -> str | None:
+def _config(run_dir: Path) -> dict[str, Any]:
+    """``config.json`` (``{}`` if missing or unreadable: detection must not fail)."""
     try:
-        config = json.loads((run_dir / "config.json").read_text(encoding="utf-8"))
+        config = json.loads((run_dir / CONFIG_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None
-    algorithm = config.get("algorithm") if isinstance(config, dict) else None
+        return {}
+    return config if isinstance(config, dict) else {}
+
+
+def _algorithm(run_dir: Path) -> str | None:
+    algorithm = _config(run_dir).get("algorithm")
     return algorithm if algorithm in ALGORITHMS else None
 
 
@@ -54,19 +62,33 @@ def reward_series(raw: Series) -> list[Series]:
     return [Series(raw.label, raw.x, raw.y, "faint"), smooth]
 
 
+def reward_panel(
+    metrics: list[dict[str, Any]], evals: list[dict[str, Any]], turns: int | None
+) -> Panel:
+    """Reward per step (with its running mean), the return over all turns when there are
+    several (``turns`` from the config; unknown: when it differs from the reward), and the
+    evaluation returns."""
+    reward = column(metrics, "reward_mean", "step", "reward")
+    returns = column(metrics, "return_mean", "step", "return (all turns)", "dashed")
+    if turns is None:  # no config: a second turn shows as a return unlike the reward
+        pairs = zip(reward.y, returns.y, strict=False)
+        turns = 1 if all(math.isclose(a, b) for a, b in pairs) else 2
+    if turns > 1:
+        reward = Series("reward (turn 1)", reward.x, reward.y)
+    series = [*reward_series(reward), *([returns] if turns > 1 else [])]
+    series.append(column(evals, "eval_return", "step", "eval return", "markers"))
+    return Panel("Reward per step", "reward", series, "step")
+
+
 def build(files: RunFiles) -> RunPlot:
     """Reward per step with a running mean and the evaluations; KL, completion length and
     critic loss per agent when recorded."""
     metrics = files.jsonl(METRICS_FILE)
-    reward = column(metrics, "reward_mean", "step", "reward")
-    returns = column(metrics, "return_mean", "step", "return (all turns)", "dashed")
-    multi_turn = returns.y != reward.y  # with one turn the return is the reward: drawn once
-    if multi_turn:
-        reward = Series("reward (turn 1)", reward.x, reward.y)
-    rewards = [*reward_series(reward), *([returns] if multi_turn else [])]
-    rewards.append(column(files.jsonl(EVAL_FILE), "eval_return", "step", "eval return", "markers"))
+    config = _config(files.root)
+    turns = config.get("num_turns")
+    turns = turns if isinstance(turns, int) else None
     panels = [
-        Panel("Reward per step", "reward", rewards, "step"),
+        reward_panel(metrics, files.jsonl(EVAL_FILE), turns),
         Panel("KL to the reference", "KL", suffix_columns(metrics, "kl", "step"), "step"),
         Panel(
             "Completion length",
@@ -76,8 +98,8 @@ def build(files: RunFiles) -> RunPlot:
         ),
         Panel("Critic value loss", "loss", suffix_columns(metrics, "value_loss", "step"), "step"),
     ]
-    algorithm = _algorithm(files.root)
-    label = f"weight space ({algorithm.upper()})" if algorithm else "weight space"
+    algorithm = config.get("algorithm")
+    label = f"weight space ({algorithm.upper()})" if algorithm in ALGORITHMS else "weight space"
     return RunPlot(files.root, "weight", label, panels)
 
 

@@ -87,6 +87,13 @@ def test_weight_run_running_mean_eval_kl_and_lengths(tmp_path: Path) -> None:
     assert "Critic value loss" not in [p.title for p in plot.panels]
 
 
+def test_weight_run_with_one_turn_draws_the_return_once(tmp_path: Path) -> None:
+    run = weight_run(tmp_path, [0.1, 0.3], returns=[0.1 + 1e-12, 0.3])  # float noise
+    assert "return (all turns)" not in run_series(run).series("Reward per step")
+    atomic_write_json(run / "config.json", {"algorithm": "magrpo", "num_turns": 2})
+    assert "return (all turns)" in run_series(run).series("Reward per step")
+
+
 def test_weight_iac_run_multi_turn_return_and_critic_loss(tmp_path: Path) -> None:
     losses = {"critic-0/value_loss": [3.0, 2.0, 1.0]}
     run = weight_run(tmp_path, [0.1, 0.2, 0.3], "iac", returns=[1.0] * 3, **losses)
