@@ -34,18 +34,16 @@ class RunFiles:
         log.warning("%s", text)
         self.notes.append(text)
 
-    def exists(self, relpath: str | Path) -> bool:
-        return (self.root / relpath).exists()
-
     def json(self, relpath: str | Path) -> Any:
-        """The parsed JSON file, or ``None`` if it is missing or not valid JSON (noted)."""
+        """The parsed JSON file (a path relative to the run, or absolute), or ``None`` if it
+        is missing or not valid JSON (noted)."""
         path = self.root / relpath
         if not path.is_file():
             return None
         try:
             return json.loads(path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            self.note(f"skipped {path}: not valid JSON ({exc})")
+        except (OSError, ValueError) as exc:  # JSONDecodeError and UnicodeDecodeError too
+            self.note(f"skipped {path}: not readable JSON ({exc})")
             return None
 
     def jsonl(self, relpath: str | Path) -> list[dict[str, Any]]:

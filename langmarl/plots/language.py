@@ -40,7 +40,7 @@ def held_out(files: RunFiles) -> list[Series]:
     folder = files.root / "evals"
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         match = EVAL_FILE.match(path.name)
-        result = files.json(path.relative_to(files.root)) if match else None
+        result = files.json(path) if match else None
         value = number(result.get("avg_reward")) if isinstance(result, dict) else None
         if match and value is not None:
             points.setdefault(match["split"], []).append((float(match["iteration"]), value))

@@ -63,9 +63,8 @@ def judged_run(files: RunFiles, iteration: IterationRecord) -> IterationRecord:
 def scalars(files: RunFiles, record: IterationRecord) -> tuple[list[Any], list[Any]]:
     """``(train rows, eval rows)`` of the run's ``metrics/scalars.jsonl`` (lenient)."""
     rows = files.jsonl(record.scalars_path)
-    return [r for r in rows if r.get("type") == "train"], [
-        r for r in rows if r.get("type") == "eval"
-    ]
+    train = [r for r in rows if r.get("type") == "train"]
+    return train, [r for r in rows if r.get("type") == "eval"]
 
 
 def return_series(train: list[Any], evals: list[Any], name: str = "") -> list[Series]:

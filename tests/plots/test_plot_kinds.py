@@ -239,3 +239,13 @@ def test_run_ids_resolve_under_a_runs_dir(tmp_path: Path, monkeypatch: pytest.Mo
     assert resolve_run("magrpo") == Path("runs/magrpo")  # default parents: experiments/, runs/
     with pytest.raises(ConfigError, match=r"No run 'nope'.*\(runs there: my-run\)"):
         resolve_run("nope", tmp_path / "exp")
+
+
+def test_a_corrupt_json_file_is_skipped_and_named(tmp_path: Path) -> None:
+    session = p2p_session(tmp_path / "s", [0.3, 0.8])
+    broken = session.iteration_records()[0].judgment_path
+    broken.write_text('{"intent_score": 0.')
+    plot = run_series(session.path)
+    assert plot.series("Judge score per iteration")["intent score"].x == [2]
+    (note,) = plot.notes
+    assert note.startswith(f"skipped {broken}: not readable JSON")
