@@ -95,10 +95,10 @@ def pick_winner(scores: list[TeamScore]) -> int | None:
 
 def verdict(candidate: TeamScore, incumbent: TeamScore) -> tuple[bool, str]:
     """Accept ``candidate`` over ``incumbent``? (pure) and why."""
-    if candidate.score is None:
-        return False, f"validation failed: {candidate.error}"
     if incumbent.score is None:
         return False, f"the current policies could not be scored: {incumbent.error}"
+    if candidate.score is None:
+        return False, f"validation failed: {candidate.error}"
     if candidate.score >= incumbent.score:
         return True, f"scored {candidate.score:.3f} >= current {incumbent.score:.3f}"
     return False, f"scored {candidate.score:.3f} < current {incumbent.score:.3f}"

@@ -144,31 +144,47 @@ class Validator:
         played = 0
         for agent_id, candidates in proposals.items():
             fresh, skipped = self._screen(iteration, team[agent_id], candidates)
-            decisions += skipped
-            teams = [{**team, agent_id: c.new_policy} for _, c in fresh]
-            jobs = [self.score(t, iteration) for t in teams]
-            if best is None and fresh:
-                jobs.insert(0, self.score(team, iteration))
-            scores = list(await asyncio.gather(*jobs))
-            if best is None and fresh:
-                best = scores.pop(0)
-                played += best.episodes_run
-            played += sum(s.episodes_run for s in scores)
+            scored = await self._score_candidates(iteration, team, agent_id, fresh, best)
+            scores, best, played = scored[0], scored[1], played + scored[2]
             judged, accepted = self._judge(iteration, fresh, scores, best)
-            decisions += judged
+            decisions += sorted(skipped + judged, key=lambda d: d.candidate)
             if accepted is None:
                 updates.append(self._kept(agent_id, team[agent_id], decisions, candidates))
-                continue
-            index, update = accepted
-            team[agent_id], best = update.new_policy, scores[index]
-            updates.append(update)
-        if best is None:
+            else:
+                team[agent_id], best = accepted[1].new_policy, scores[accepted[0]]
+                updates.append(accepted[1])
+        if best is None:  # no candidate at all: the kept team's score, for the metrics
             best = await self.score(team, iteration)
             played += best.episodes_run
         return Selection(
             policies=team, score=best.score, updates=updates, decisions=decisions,
             episodes_run=played,
         )  # fmt: skip
+
+    async def _score_candidates(
+        self,
+        iteration: int,
+        team: Policies,
+        agent_id: AgentId,
+        fresh: list[tuple[int, PolicyUpdate]],
+        best: TeamScore | None,
+    ) -> tuple[list[TeamScore], TeamScore | None, int]:
+        """Scores of ``agent_id``'s ``fresh`` candidates, concurrently with the current
+        team's if that was not scored yet; returns them, the current team's score and the
+        episodes played. Nothing is played once the current team failed to score: there is
+        nothing to compare with."""
+        if not fresh:
+            return [], best, 0
+        if best is not None and best.score is None:
+            return [TeamScore(error="not scored") for _ in fresh], best, 0
+        jobs = [self.score({**team, agent_id: c.new_policy}, iteration) for _, c in fresh]
+        if best is None:
+            jobs.insert(0, self.score(team, iteration))
+        scores = list(await asyncio.gather(*jobs))
+        played = sum(s.episodes_run for s in scores)
+        if best is None:
+            return scores[1:], scores[0], played
+        return scores, best, played
 
     def _screen(
         self, iteration: int, current: str, candidates: list[PolicyUpdate]

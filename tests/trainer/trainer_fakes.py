@@ -68,9 +68,14 @@ def default_reply(request: ChatRequest) -> str:
 
 
 def make_parts(
-    tmp_path: Any, reply: Any = default_reply, latency: float = 0.0, **config: Any
+    tmp_path: Any,
+    reply: Any = default_reply,
+    latency: float = 0.0,
+    retries: int = 0,
+    **config: Any,
 ) -> tuple[LanguageTaskConfig, EchoEnv, CentralizedCritic, PolicyGradientOptimizer]:
-    """Config, env, critic and optimizer sharing one scripted backend."""
+    """Config, env, critic and optimizer sharing one scripted backend (the client retries
+    a retryable failure ``retries`` times)."""
     fields = {
         "exp_name": "test",
         "num_iterations": 2,
@@ -82,7 +87,8 @@ def make_parts(
         **config,
     }
     cfg = LanguageTaskConfig(**fields)
-    llm = ScriptedLLM(reply, latency=latency, config=scripted_config(max_retries=0))
+    llm_config = scripted_config(max_retries=retries, retry_initial_wait=0.0)
+    llm = ScriptedLLM(reply, latency=latency, config=llm_config)
     env = EchoEnv()
     env.set_llm(llm)
     critic = CentralizedCritic(cfg, llm=llm)
