@@ -242,10 +242,10 @@ def test_run_ids_resolve_under_a_runs_dir(tmp_path: Path, monkeypatch: pytest.Mo
 
 
 def test_a_corrupt_json_file_is_skipped_and_named(tmp_path: Path) -> None:
-    session = p2p_session(tmp_path / "s", [0.3, 0.8])
+    session = p2p_session(tmp_path / "s", [0.3, 0.8, 0.9])
     broken = session.iteration_records()[0].judgment_path
     broken.write_text('{"intent_score": 0.')
     plot = run_series(session.path)
-    assert plot.series("Judge score per iteration")["intent score"].x == [2]
+    assert plot.series("Judge score per iteration")["intent score"].x == [2, 3]
     (note,) = plot.notes
     assert note.startswith(f"skipped {broken}: not readable JSON")
