@@ -29,6 +29,8 @@ class ParallelTasksConfig(BaseConfig):
     """LLM calls per sub-agent at most."""
     combine: Literal["llm", "join"] = "llm"
     """Who writes the final answer: the orchestrator (``llm``) or the environment (``join``)."""
+    plan_fallback: Literal["parts", "single"] = "parts"
+    """What an unparseable plan runs: one sub-agent per task part, or one for the whole task."""
     success_threshold: float = Field(default=1.0, ge=0.0, le=1.0)
     """Accuracy at or above which an episode succeeds."""
     plan_max_tokens: int = Field(default=96, ge=1)
@@ -54,8 +56,8 @@ class ParallelTasksConfig(BaseConfig):
         """Keyword arguments for ``ParallelTasksEnv`` (tasks and episode settings)."""
         names = (
             "task_set", "num_tasks", "num_eval_tasks", "max_subagents", "max_subagent_steps",
-            "combine", "success_threshold", "plan_max_tokens", "subagent_max_tokens",
-            "combine_max_tokens",
+            "combine", "plan_fallback", "success_threshold", "plan_max_tokens",
+            "subagent_max_tokens", "combine_max_tokens",
         )  # fmt: skip
         return {name: getattr(self, name) for name in names}
 

@@ -190,17 +190,16 @@ class ParallelTasksEnv(BaseEnvironment):
         self, episode: dict[str, Any], task: ParallelTask, plan_text: str
     ) -> tuple[str, float, bool, dict[str, Any]]:
         from langmarl.envs.parallel.plan import parse_plan
-        from langmarl.envs.parallel.runner import joined_answers
+        from langmarl.envs.parallel.runner import answer_lines, joined_answers
 
         _, subagents = self._clients()
-        plan = parse_plan(plan_text, task.prompt)
+        plan = parse_plan(plan_text, task.prompt, self.settings.plan_fallback)
         subtasks = plan.subtasks[: self.settings.max_subagents]
         stage: Stage = run_sync(run_stage(subagents, subtasks, task, self.settings, _zero_clock))
-        answers = joined_answers(stage)
         if self.settings.combine == "join":
-            return self._finish(task, plan_text, stage, answers, "join")
+            return self._finish(task, plan_text, stage, answer_lines(stage), "join")
         episode.update(phase="combine", plan=plan_text, stage=stage)
-        request = prompts.COMBINE_REQUEST.format(task=task.prompt, answers=answers)
+        request = prompts.COMBINE_REQUEST.format(task=task.prompt, answers=joined_answers(stage))
         return request, 0.0, False, {"num_subagents": len(stage.subagents)}
 
     def _finish(

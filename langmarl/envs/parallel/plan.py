@@ -5,6 +5,12 @@ Format: one line per sub-task, ``SUBTASK: <question>`` (also accepted: ``SUBTASK
 ``2) …``, ``(a) …``) of the plan are taken. When the plan has neither, the **fallback** spawns
 one sub-agent per sub-question detected in the task itself (its numbered lines), or one
 sub-agent for the whole task if it has none. ``Plan.status`` records which rule applied.
+
+The fallback is a choice (``fallback``): ``"parts"`` (the default) rescues a weak
+orchestrator with the task's own split, which suits language-space training and evaluation;
+``"single"`` skips that rule, so a plan without sub-task lines runs as one sub-agent on the
+whole task (serial collapse). Training the plan's *format* in weight space needs
+``"single"``: with ``"parts"`` an unparseable plan earns full parallelism for free.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 PlanStatus = Literal["plan", "plan_numbered", "fallback_parts", "fallback_single"]
+PlanFallback = Literal["parts", "single"]
 
 _SUBTASK_LINE = re.compile(
     r"^\s*(?:[-*•]\s*)?(?:sub[\s_-]?task|task)\s*\d*\s*[:.)\-]\s*(?P<text>.+?)\s*$", re.I
@@ -44,8 +51,9 @@ def task_parts(task_prompt: str) -> list[str]:
     return _matches(_NUMBERED_LINE, task_prompt)
 
 
-def parse_plan(plan_text: str, task_prompt: str) -> Plan:
-    """Sub-tasks from ``plan_text``, falling back to the task's own parts.
+def parse_plan(plan_text: str, task_prompt: str, fallback: PlanFallback = "parts") -> Plan:
+    """Sub-tasks from ``plan_text``, falling back to the task's own parts (``fallback="parts"``)
+    or straight to one sub-agent for the whole task (``fallback="single"``).
 
     Never raises: a plan that cannot be parsed takes the documented fallback, and
     ``Plan.status`` says so.
@@ -56,7 +64,7 @@ def parse_plan(plan_text: str, task_prompt: str) -> Plan:
     numbered = _matches(_NUMBERED_LINE, plan_text)
     if numbered:
         return Plan(subtasks=numbered, status="plan_numbered")
-    parts = task_parts(task_prompt)
+    parts = task_parts(task_prompt) if fallback == "parts" else []
     if parts:
         return Plan(subtasks=parts, status="fallback_parts")
     return Plan(subtasks=[task_prompt.strip()], status="fallback_single")

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from langmarl.core.errors import LLMError
 from langmarl.envs.parallel import prompts
-from langmarl.envs.parallel.plan import parse_plan
+from langmarl.envs.parallel.plan import PlanFallback, parse_plan
 from langmarl.envs.parallel.scoring import extract_answer, score_parts
 from langmarl.envs.parallel.tasks import ParallelTask
 from langmarl.envs.parallel.trace import ExecutionTrace, Stage, SubAgentRun
@@ -38,7 +38,11 @@ class EpisodeSettings(BaseModel):
     """LLM calls per sub-agent at most (a reply without ``ANSWER:`` earns a follow-up)."""
     combine: Literal["llm", "join"] = "llm"
     """``llm``: the orchestrator writes the final answer; ``join``: the environment joins the
-    sub-agents' answers (for training the plan alone)."""
+    sub-agents' answers, one per line (for training the plan alone; see ``answer_lines``)."""
+    plan_fallback: PlanFallback = "parts"
+    """What an unparseable plan runs: ``parts``: one sub-agent per numbered part of the task
+    (rescues a weak orchestrator); ``single``: one sub-agent for the whole task, so
+    parallelism has to come from the plan (set it when the plan format is being trained)."""
     success_threshold: float = Field(default=1.0, ge=0.0, le=1.0)
     """Accuracy at or above which an episode is a success."""
     plan_max_tokens: int = Field(default=96, ge=1)
@@ -115,8 +119,17 @@ async def run_stage(
 
 
 def joined_answers(stage: Stage) -> str:
-    """``sub-task -> answer`` lines, in plan order."""
+    """``sub-task -> answer`` lines, in plan order (what the combining orchestrator reads)."""
     return "\n".join(f"{run.subtask} -> {run.answer}" for run in stage.subagents)
+
+
+def answer_lines(stage: Stage) -> str:
+    """The sub-agents' answers, one per line, in plan order: the final answer of a join.
+
+    The sub-task text is left out on purpose: it is the question, not an answer, and its
+    numbers would be scored as one (``What is 6 - 3? ->`` with no answer would match 3).
+    """
+    return "\n".join(run.answer for run in stage.subagents)
 
 
 async def combine(
@@ -127,17 +140,16 @@ async def combine(
     settings: EpisodeSettings,
 ) -> tuple[str, Literal["llm", "join", "join_fallback"]]:
     """The final answer and how it was made (see ``ExecutionTrace.combine_status``)."""
-    answers = joined_answers(stage)
     if settings.combine == "join" or orchestrator is None:
-        return answers, "join"
-    request = prompts.COMBINE_REQUEST.format(task=task.prompt, answers=answers)
+        return answer_lines(stage), "join"
+    request = prompts.COMBINE_REQUEST.format(task=task.prompt, answers=joined_answers(stage))
     try:
         reply = await orchestrator.acomplete(
             _messages(policy, request), max_tokens=settings.combine_max_tokens
         )
     except LLMError:
-        return answers, "join_fallback"
-    return (reply.text, "llm") if reply.text.strip() else (answers, "join_fallback")
+        return answer_lines(stage), "join_fallback"
+    return (reply.text, "llm") if reply.text.strip() else (answer_lines(stage), "join_fallback")
 
 
 async def execute_plan(
@@ -156,7 +168,7 @@ async def execute_plan(
     the combine stage then takes no orchestrator step).
     """
     settings = settings or EpisodeSettings()
-    plan = parse_plan(plan_text, task.prompt)
+    plan = parse_plan(plan_text, task.prompt, settings.plan_fallback)
     stage = await run_stage(
         subagent_llm, plan.subtasks[: settings.max_subagents], task, settings,
         clock or _episode_clock(),
@@ -174,7 +186,7 @@ def build_trace(
     settings: EpisodeSettings,
 ) -> ExecutionTrace:
     """The trace of an episode whose spawn stage ran and whose final answer is known."""
-    plan = parse_plan(plan_text, task.prompt)
+    plan = parse_plan(plan_text, task.prompt, settings.plan_fallback)
     main_steps = 0 if combine_status == "join" else 1
     expected = [part.answer for part in task.parts]
     return ExecutionTrace(
