@@ -46,19 +46,54 @@ def grpo(
     overrides: list[str] = typer.Option(None, "--set", help=SET_OPTION_HELP),
 ) -> None:
     """Weight space: GRPO on the orchestrator's plans, sub-agents frozen (embedded model)."""
-    from langmarl.envs.parallel.env import ParallelTasksEnv
-    from langmarl.llm.client import LLMClient
-    from langmarl.llm.presets import get_llm_config
-    from langmarl.parl.grpo import OrchestratorGRPO, OrchestratorGRPOConfig
+    from langmarl.parl.grpo import OrchestratorGRPO
 
-    data = _read_sections(config, parse_overrides(overrides))
-    env_kwargs = dict(data.get("env", {}))
-    subagent = LLMClient(get_llm_config(env_kwargs.pop("subagent_llm", "local")), role="subagent")
-    env = ParallelTasksEnv(subagent_llm=subagent, **env_kwargs)
-    trainer = OrchestratorGRPO(env, OrchestratorGRPOConfig(**data.get("grpo", {})))
+    env, grpo_config = build_grpo(_read_sections(config, parse_overrides(overrides)))
+    trainer = OrchestratorGRPO(env, grpo_config)
     trainer.train()
     _print_curve({"curve": trainer.metrics})
     console.print(f"curves: {Path(trainer.config.output_dir) / 'parl_curves.json'}")
+
+
+GRPO_SECTIONS = ("env", "grpo")
+"""The sections of a ``parl grpo`` config file."""
+
+
+def build_grpo(data: dict[str, Any]) -> tuple[Any, Any]:
+    """``(ParallelTasksEnv, OrchestratorGRPOConfig)`` from a config's sections.
+
+    ``env`` holds ``ParallelTasksEnv`` keywords plus ``subagent_llm``: a preset name or an
+    ``LLMConfig`` mapping (``{"preset": "local", "temperature": 0}``), default ``local``.
+    ``grpo.num_threads`` also caps the embedded engine's threads (``LANGMARL_TORCH_THREADS``)
+    unless that variable is set.
+
+    Raises:
+        ConfigError: for an unknown section or an invalid value, saying which.
+    """
+    import os
+
+    from langmarl.core.errors import ConfigError
+    from langmarl.core.validation import did_you_mean
+    from langmarl.envs.parallel.env import ParallelTasksEnv
+    from langmarl.llm.client import LLMClient
+    from langmarl.llm.config import LLMConfig
+    from langmarl.llm.local.engine import THREADS_ENV_VAR
+    from langmarl.llm.presets import get_llm_config
+    from langmarl.parl.grpo_config import OrchestratorGRPOConfig
+
+    for key in data:
+        if key not in GRPO_SECTIONS:
+            hint = did_you_mean(str(key), GRPO_SECTIONS)
+            raise ConfigError(f"unknown section {key!r} in the parl grpo config.{hint} "
+                              f"Sections: {', '.join(GRPO_SECTIONS)}")  # fmt: skip
+    grpo_config = OrchestratorGRPOConfig.from_mapping(data.get("grpo", {}))
+    if grpo_config.num_threads:
+        os.environ.setdefault(THREADS_ENV_VAR, str(grpo_config.num_threads))
+    env_kwargs = dict(data.get("env", {}))
+    llm = env_kwargs.pop("subagent_llm", "local")
+    llm_config = LLMConfig.from_dict(llm) if isinstance(llm, dict) else get_llm_config(str(llm))
+    env = ParallelTasksEnv(subagent_llm=LLMClient(llm_config, role="subagent"), **env_kwargs)
+    return env, grpo_config
 
 
 def curves(

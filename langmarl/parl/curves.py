@@ -50,3 +50,27 @@ def summarize(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
 def curves_document(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """What :data:`CURVES_FILE` holds."""
     return {"curve": summarize(rows), "episodes": rows}
+
+
+def first_last_means(
+    curve: list[Mapping[str, Any]], k: int, keys: Iterable[str]
+) -> dict[str, dict[str, float]]:
+    """Per key: the mean over the first ``k`` and the last ``k`` curve points, and their
+    difference (``{"first": …, "last": …, "change": last - first}``).
+
+    Raises:
+        ValueError: if ``k < 1`` or the curve has fewer than ``2k`` points (the windows
+            would overlap and the comparison would mean nothing).
+    """
+    if k < 1 or len(curve) < 2 * k:
+        raise ValueError(
+            f"first/last windows of k={k} need at least {2 * max(k, 1)} curve points, got "
+            f"{len(curve)}; train longer or pass a smaller k"
+        )
+    result = {}
+    for key in keys:
+        first = fmean(float(point[key]) for point in curve[:k])
+        last = fmean(float(point[key]) for point in curve[-k:])
+        result[key] = {"first": round(first, 4), "last": round(last, 4),
+                       "change": round(last - first, 4)}  # fmt: skip
+    return result

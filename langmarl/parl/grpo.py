@@ -5,8 +5,10 @@ One step: for each of ``tasks_per_step`` tasks, the orchestrator model samples
 ``LLMClient``, all plans' sub-agents concurrently) and the environment joins their answers;
 each execution trace gets its PARL reward at this step (λ annealed over ``anneal_steps``);
 advantages are group-relative per task; the masked policy-gradient loss updates the
-orchestrator. Per episode, critical and serial steps are recorded in
-``<output_dir>/parl_curves.json``.
+orchestrator (all its weights, or LoRA adapters with ``config.lora``). Per episode, the
+PARL terms, critical and serial steps and the plan are recorded in
+``<output_dir>/parl_curves.json``; per step, their means, the loss and the wall time in
+``<output_dir>/metrics.json`` (both rewritten atomically after every step).
 
 Built on the pure functions of ``langmarl.magrpo`` (sampling, log-probabilities,
 group advantages, the policy-gradient loss): with one agent, MAGRPO is GRPO.
@@ -17,10 +19,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-from pydantic import BaseModel, ConfigDict, Field
 
 from langmarl.core.files import atomic_write_json
 from langmarl.envs.parallel import prompts
@@ -29,56 +30,12 @@ from langmarl.envs.parallel.tasks import ParallelTask
 from langmarl.envs.parallel.trace import ExecutionTrace
 from langmarl.llm.client import run_sync
 from langmarl.parl.curves import CURVES_FILE, curves_document, episode_row
+from langmarl.parl.grpo_config import OrchestratorGRPOConfig
 
 if TYPE_CHECKING:
     from langmarl.envs.parallel.env import ParallelTasksEnv
 
 log = logging.getLogger(__name__)
-
-
-class OrchestratorGRPOConfig(BaseModel):
-    """GRPO on the orchestrator (weight space)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    model: str = "smollm2"
-    """The orchestrator's causal LM (``smollm2``: the embedded model) or a local path."""
-    num_steps: int = Field(default=4, ge=1)
-    """Training steps."""
-    tasks_per_step: int = Field(default=1, ge=1)
-    """Tasks (groups) per step."""
-    num_generations: int = Field(default=4, ge=2)
-    """Plans sampled per task (the group size G)."""
-    max_new_tokens: int = Field(default=64, ge=1)
-    """Length limit of a plan."""
-    temperature: float = Field(default=0.9, gt=0.0)
-    """Sampling temperature of plans."""
-    top_p: float = Field(default=0.95, gt=0.0, le=1.0)
-    """Nucleus sampling mass."""
-    learning_rate: float = Field(default=1e-5, gt=0.0)
-    """AdamW learning rate."""
-    max_grad_norm: float | None = Field(default=1.0, gt=0.0)
-    """Gradient clipping (``None``: off)."""
-    normalize_advantages: bool = True
-    """Divide group advantages by the group's standard deviation."""
-    lambda1_init: float = 0.1
-    """Initial weight of ``r_parallel``."""
-    lambda1_final: float = 0.0
-    """Final weight of ``r_parallel``."""
-    lambda2_init: float = 0.1
-    """Initial weight of ``r_finish``."""
-    lambda2_final: float = 0.0
-    """Final weight of ``r_finish``."""
-    anneal_steps: int | None = Field(default=None, ge=1)
-    """Steps over which λ anneals (``None``: ``num_steps``)."""
-    output_dir: str = "runs/parl_grpo"
-    """Where ``parl_curves.json`` and ``metrics.json`` are written."""
-    num_threads: int | None = Field(default=None, ge=1)
-    """``torch.set_num_threads`` for the run (``None``: leave it)."""
-    seed: int = 0
-    """Seed of task order and sampling."""
-    save_model: bool = False
-    """Save the trained orchestrator (model + tokenizer) to ``<output_dir>/model`` at the end."""
 
 
 class OrchestratorGRPO:
@@ -102,7 +59,7 @@ class OrchestratorGRPO:
         import torch
 
         from langmarl.magrpo.config import TrainerConfig
-        from langmarl.magrpo.policy import load_causal_lm
+        from langmarl.magrpo.policy import apply_lora, load_causal_lm
         from langmarl.rewards.parl import PARLReward
 
         self.env, self.config = env, config or OrchestratorGRPOConfig()
@@ -112,12 +69,15 @@ class OrchestratorGRPO:
         torch.manual_seed(c.seed)
         if model is None or tokenizer is None:
             model, tokenizer = load_causal_lm(c.model)
+        if c.lora is not None:
+            model = apply_lora(model, c.lora)
         self.model, self.tokenizer = model, tokenizer
+        self.trainable = [p for p in self.model.parameters() if p.requires_grad]
         self.sampling = TrainerConfig(
             num_agents=1, max_new_tokens=c.max_new_tokens, temperature=c.temperature,
             top_p=c.top_p, seed=c.seed,
         )  # fmt: skip
-        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=c.learning_rate)
+        self.optimizer = torch.optim.AdamW(self.trainable, lr=c.learning_rate)
         self.reward_fn = PARLReward(
             c.lambda1_init, c.lambda1_final, c.lambda2_init, c.lambda2_final,
             total_training_steps=c.anneal_steps or c.num_steps,
@@ -151,6 +111,7 @@ class OrchestratorGRPO:
         from langmarl.magrpo.loss import policy_gradient_loss
 
         c, g = self.config, self.config.num_generations
+        started = time.monotonic()
         tasks = self.rng.choices(self.env.tasks["train"], k=c.tasks_per_step)
         batch = generate(self.model, self.tokenizer, [self.prompt_for(t) for t in tasks], g,
                          self.sampling)  # fmt: skip
@@ -169,31 +130,39 @@ class OrchestratorGRPO:
         self.optimizer.zero_grad()
         loss.backward()
         if c.max_grad_norm is not None:
-            torch.nn.utils.clip_grad_norm_(self.model.parameters(), c.max_grad_norm)
+            torch.nn.utils.clip_grad_norm_(self.trainable, c.max_grad_norm)
         self.optimizer.step()
-        return self._record(step, traces, terms, float(loss.detach()))
+        seconds = time.monotonic() - started
+        return self._record(step, traces, terms, float(loss.detach()), seconds)
 
     def _record(
-        self, step: int, traces: list[ExecutionTrace], terms: list[dict[str, Any]], loss: float
+        self,
+        step: int,
+        traces: list[ExecutionTrace],
+        terms: list[dict[str, Any]],
+        loss: float,
+        seconds: float,
     ) -> dict[str, Any]:
         for trace, term in zip(traces, terms, strict=True):
             meta = {"task_id": trace.task_id, **trace.summary(), "parl": term}
-            self.rows.append(episode_row(step, meta))
+            self.rows.append({**episode_row(step, meta), "plan": trace.plan_text})
         document = curves_document(self.rows)
-        point = {**document["curve"][-1], "loss": loss}
+        point = {**document["curve"][-1], "loss": loss, "seconds": round(seconds, 3)}
         self.metrics.append(point)
         out = Path(self.config.output_dir)
         atomic_write_json(out / CURVES_FILE, document)
         atomic_write_json(out / "metrics.json", self.metrics)
         log.info(
-            "GRPO step %d: reward %.3f, critical %.2f vs serial %.2f, loss %.4f",
-            step, point["total_reward"], point["critical_steps"], point["serial_steps"], loss,
+            "GRPO step %d: reward %.3f (r_perf %.3f), sub-agents %.2f, critical %.2f vs serial "
+            "%.2f, loss %.4f, %.1f s",
+            step, point["total_reward"], point["r_perf"], point["num_subagents"],
+            point["critical_steps"], point["serial_steps"], loss, seconds,
         )  # fmt: skip
         return point
 
     def save(self, path: str | Path | None = None) -> Path:
-        """Save the orchestrator (``save_pretrained``) to ``path`` (default
-        ``<output_dir>/model``); returns the folder."""
+        """Save the orchestrator (``save_pretrained``: the adapter only with ``lora``) to
+        ``path`` (default ``<output_dir>/model``); returns the folder."""
         folder = Path(path) if path is not None else Path(self.config.output_dir) / "model"
         self.model.save_pretrained(folder)
         self.tokenizer.save_pretrained(folder)

@@ -46,3 +46,30 @@ def test_shipped_grpo_config_validates() -> None:
     data = json.loads((CONFIGS / "grpo_tiny.json").read_text())
     assert OrchestratorGRPOConfig(**data["grpo"]).num_generations == 2
     assert set(data["env"]) >= {"task_set", "subagent_llm"}
+
+
+def test_shipped_learning_config_builds_env_and_trainer_config(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from langmarl.cli.parl_commands import build_grpo
+
+    monkeypatch.setenv("LANGMARL_TORCH_THREADS", "")  # restored after the test
+    monkeypatch.delenv("LANGMARL_TORCH_THREADS")
+    data = json.loads((CONFIGS / "grpo_learn.json").read_text())
+    env, config = build_grpo(data)
+    assert config.lora is not None and config.lambda1_init == config.lambda1_final
+    assert env.settings.plan_fallback == "single" and env.settings.combine == "join"
+    assert env.subagent_llm.config.temperature == 0.0
+    import os
+
+    assert os.environ["LANGMARL_TORCH_THREADS"] == "1"
+
+
+def test_grpo_config_sections_are_checked() -> None:
+    from langmarl.cli.parl_commands import build_grpo
+    from langmarl.core.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="Did you mean 'grpo'"):
+        build_grpo({"grp": {}})
+    with pytest.raises(ConfigError, match="num_step"):
+        build_grpo({"grpo": {"num_step": 3}})

@@ -67,3 +67,42 @@ def test_grpo_step_updates_the_orchestrator_and_records_curves(tmp_path: Path) -
     changed = any(not torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True))
     assert changed
     assert (tmp_path / "model" / "config.json").exists()
+
+
+def test_lora_trains_only_the_adapters_and_metrics_record_the_step(tmp_path: Path) -> None:
+    from langmarl.magrpo.config import LoRAConfig
+
+    model, tokenizer = _tiny_model()
+    base = {name: p.detach().clone() for name, p in model.named_parameters()}
+    env = ParallelTasksEnv(num_tasks=2, subagent_llm=_flaky_subagents(), max_subagent_steps=1,
+                           combine="join", plan_fallback="single")  # fmt: skip
+    config = OrchestratorGRPOConfig(
+        num_steps=1, num_generations=3, max_new_tokens=8, learning_rate=1e-2,
+        lora=LoRAConfig(r=2, alpha=4), output_dir=str(tmp_path), num_threads=1,
+    )  # fmt: skip
+    trainer = OrchestratorGRPO(env, config, model=model, tokenizer=tokenizer)
+    assert trainer.trainable and all("lora_" in n for n, p in trainer.model.named_parameters()
+                                      if p.requires_grad)  # fmt: skip
+    adapters = [p.detach().clone() for p in trainer.trainable]
+    trainer.train()
+    assert any(not torch.equal(a, p) for a, p in zip(adapters, trainer.trainable, strict=True))
+    for name, p in trainer.model.named_parameters():
+        if "lora_" not in name:  # peft names wrap the base ones
+            original = name.replace("base_model.model.", "").replace(".base_layer", "")
+            assert torch.equal(p, base[original]), name
+    metrics = json.loads((tmp_path / "metrics.json").read_text())
+    assert metrics[0]["seconds"] > 0 and "loss" in metrics[0]
+    episodes = json.loads((tmp_path / CURVES_FILE).read_text())["episodes"]
+    assert len(episodes) == 3 and all(isinstance(e["plan"], str) for e in episodes)
+    assert {e["plan_status"] for e in episodes} <= {"plan", "plan_numbered", "fallback_single"}
+
+
+def test_config_errors_name_the_field_and_suggest_a_fix() -> None:
+    from langmarl.core.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="Did you mean 'num_generations'"):
+        OrchestratorGRPOConfig.from_mapping({"num_generation": 4})
+    with pytest.raises(ConfigError, match=r"lora\.r"):
+        OrchestratorGRPOConfig.from_mapping({"lora": {"r": 0}})
+    with pytest.raises(ConfigError, match="num_generations"):
+        OrchestratorGRPOConfig.from_mapping({"num_generations": 1})

@@ -137,3 +137,19 @@ def test_registry_and_settings_validation() -> None:
     with pytest.raises(EnvError, match="set_llm"):
         env.reset(TASK.model_dump())
         env.step("orchestrator", "SUBTASK: What is 1 + 2?")
+
+
+async def test_join_scores_the_answers_only_and_single_fallback_is_serial() -> None:
+    # the question "What is 6 - 3?" holds the expected 3: unanswered, it must not score
+    task = ParallelTask(task_id="t2", kind="arithmetic",
+                        parts=[SubTask(question="What is 6 - 3?", answer="3")])  # fmt: skip
+    env = _env(Script("SUBTASK: What is 6 - 3?"), combine="join")
+    traj = await env.collect_trajectory(env.default_policies(), task.model_dump())
+    assert traj.metadata["trace"]["final_answer"] == "?" and traj.metadata["accuracy"] == 0.0
+    env = _env(Script("No plan, sorry."), combine="join", plan_fallback="single")
+    traj = await env.collect_trajectory(env.default_policies(), TASK.model_dump())
+    meta = traj.metadata
+    assert meta["plan_status"] == "fallback_single" and meta["num_subagents"] == 1
+    assert meta["critical_steps"] == meta["serial_steps"] == 2  # plan + one sub-agent
+    with pytest.raises(ConfigError, match="plan_fallback"):
+        ParallelTasksEnv(plan_fallback="none")

@@ -37,3 +37,10 @@ def test_task_without_parts_falls_back_to_one_subagent() -> None:
 def test_empty_subtask_lines_are_ignored() -> None:
     assert parse_plan("SUBTASK:   \nSUBTASK: x?", TASK).subtasks == ["x?"]
     assert task_parts("(a) first\n(b) second\nnot a part") == ["first", "second"]
+
+
+def test_single_fallback_skips_the_task_parts() -> None:
+    plan = parse_plan("I will solve this step by step. The answer is 4.", TASK, fallback="single")
+    assert plan.status == "fallback_single" and plan.subtasks == [TASK]
+    numbered = parse_plan("1. What is 2 + 2?\n2) What is 3 * 3?", TASK, fallback="single")
+    assert numbered.status == "plan_numbered" and len(numbered.subtasks) == 2

@@ -1,0 +1,77 @@
+"""`OrchestratorGRPOConfig`: settings of weight-space PARL (GRPO on the orchestrator's plans)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from langmarl.core.validation import config_error
+from langmarl.magrpo.config import LoRAConfig
+
+
+class OrchestratorGRPOConfig(BaseModel):
+    """GRPO on the orchestrator (weight space)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str = "smollm2"
+    """The orchestrator's causal LM (``smollm2``: the embedded model) or a local path."""
+    lora: LoRAConfig | None = None
+    """Train low-rank adapters (peft) instead of every weight, e.g. ``{"r": 16, "alpha": 32,
+    "target_modules": ["q_proj", "v_proj"]}`` (``None``: full fine-tuning). The base weights
+    stay frozen, so a higher ``learning_rate`` (1e-4..1e-3) is safe; ``save_model`` then
+    saves the adapter only."""
+    num_steps: int = Field(default=4, ge=1)
+    """Training steps."""
+    tasks_per_step: int = Field(default=1, ge=1)
+    """Tasks (groups) per step."""
+    num_generations: int = Field(default=4, ge=2)
+    """Plans sampled per task (the group size G)."""
+    max_new_tokens: int = Field(default=64, ge=1)
+    """Length limit of a plan."""
+    temperature: float = Field(default=0.9, gt=0.0)
+    """Sampling temperature of plans."""
+    top_p: float = Field(default=0.95, gt=0.0, le=1.0)
+    """Nucleus sampling mass."""
+    learning_rate: float = Field(default=1e-5, gt=0.0)
+    """AdamW learning rate (of the adapters with ``lora``, else of every weight)."""
+    max_grad_norm: float | None = Field(default=1.0, gt=0.0)
+    """Gradient clipping (``None``: off)."""
+    normalize_advantages: bool = True
+    """Divide group advantages by the group's standard deviation."""
+    lambda1_init: float = 0.1
+    """Initial weight of ``r_parallel``."""
+    lambda1_final: float = 0.0
+    """Final weight of ``r_parallel``. Set it (and ``lambda2_final``) equal to the initial
+    value for a constant reward, so a rising reward cannot come from the schedule."""
+    lambda2_init: float = 0.1
+    """Initial weight of ``r_finish``."""
+    lambda2_final: float = 0.0
+    """Final weight of ``r_finish``."""
+    anneal_steps: int | None = Field(default=None, ge=1)
+    """Steps over which λ anneals (``None``: ``num_steps``)."""
+    output_dir: str = "runs/parl_grpo"
+    """Where ``parl_curves.json`` and ``metrics.json`` are written (both rewritten atomically
+    after every step)."""
+    num_threads: int | None = Field(default=None, ge=1)
+    """``torch.set_num_threads`` for the run (``None``: leave it). ``langmarl parl grpo``
+    also gives the embedded sub-agents' engine this many threads unless
+    ``LANGMARL_TORCH_THREADS`` is set."""
+    seed: int = 0
+    """Seed of task order, sampling and adapter initialization."""
+    save_model: bool = False
+    """Save the trained orchestrator (model + tokenizer) to ``<output_dir>/model`` at the end."""
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any], source: str = "grpo") -> OrchestratorGRPOConfig:
+        """Validate ``data`` (e.g. a config file's ``grpo`` section).
+
+        Raises:
+            ConfigError: naming every invalid field, with "did you mean" for unknown keys.
+        """
+        try:
+            return cls.model_validate(dict(data))
+        except ValidationError as exc:
+            raise config_error(exc, cls, source) from None
