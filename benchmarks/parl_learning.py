@@ -1,0 +1,171 @@
+"""Does PARL's orchestrator learn to parallelize? `langmarl parl grpo` on a shipped config,
+one run per seed, and the curves it writes.
+
+For each seed (sequentially, one fresh process each, one torch thread): run
+``langmarl parl grpo --config CONFIG --set grpo.seed=S --set grpo.output_dir=OUT/seedS``,
+sampling ``uptime`` every 30 s meanwhile; then read the run's ``parl_curves.json`` and print
+the mean of the first k and the last k steps of total reward, r_perf, r_parallel, sub-agents,
+critical steps, serial steps and speed-up. Writes the curves and summaries as JSON and a plot
+(matplotlib, Agg) of both seeds.
+
+Usage::
+
+    .venv/bin/python benchmarks/parl_learning.py --seeds 0 1
+    .venv/bin/python benchmarks/parl_learning.py --seeds 0 --steps 6 --k 2 --out /tmp/parl_try
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from langmarl.parl.curves import CURVES_FILE, first_last_means  # noqa: E402
+
+KEYS = ("total_reward", "r_perf", "r_parallel", "num_subagents", "critical_steps",
+        "serial_steps", "speedup", "accuracy")  # fmt: skip
+PANELS = (
+    ("total_reward", "total reward"),
+    ("r_perf", "r_perf (accuracy)"),
+    ("num_subagents", "sub-agents per episode"),
+    ("speedup", "serial / critical steps"),
+)
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", type=Path, default=ROOT / "configs/parl/grpo_learn.json")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
+    parser.add_argument("--steps", type=int, default=None, help="override grpo.num_steps")
+    parser.add_argument("--k", type=int, default=10, help="steps in the first/last windows")
+    parser.add_argument("--runs", type=Path, default=ROOT / "runs/parl_learning",
+                        help="run directories (one per seed)")  # fmt: skip
+    parser.add_argument("--out", type=Path, default=ROOT / "docs/parl_learning",
+                        help="writes OUT.json and OUT.png")  # fmt: skip
+    return parser.parse_args()
+
+
+class LoadSampler:
+    """Reads the 1-minute load average every ``interval`` seconds in a thread."""
+
+    def __init__(self, interval: float = 30.0) -> None:
+        self.interval = interval
+        self.samples: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while True:
+            self.samples.append(round(os.getloadavg()[0], 2))
+            if self._stop.wait(self.interval):
+                return
+
+    def __enter__(self) -> LoadSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def run_seed(args: argparse.Namespace, seed: int) -> dict[str, Any]:
+    out = args.runs / f"seed{seed}"
+    langmarl = str(Path(sys.executable).parent / "langmarl")
+    command = [langmarl, "parl", "grpo", "--config", str(args.config),
+               "--set", f"grpo.seed={seed}", "--set", f"grpo.output_dir={out}"]  # fmt: skip
+    if args.steps:
+        command += ["--set", f"grpo.num_steps={args.steps}"]
+    env = {**os.environ, "LANGMARL_TORCH_THREADS": "1", "OMP_NUM_THREADS": "1"}
+    print("$", " ".join(command), flush=True)
+    started = time.monotonic()
+    with LoadSampler() as load:
+        subprocess.run(command, check=True, env=env, cwd=ROOT)
+    wall = time.monotonic() - started
+    document = json.loads((out / CURVES_FILE).read_text(encoding="utf-8"))
+    curve = document["curve"]
+    summary = first_last_means(curve, args.k, KEYS)
+    statuses: dict[str, dict[str, int]] = {}
+    last_start = len(curve) - args.k
+    for row in document["episodes"]:
+        half = "first" if row["step"] < args.k else "last" if row["step"] >= last_start else ""
+        if half:
+            counts = statuses.setdefault(half, {})
+            counts[row["plan_status"]] = counts.get(row["plan_status"], 0) + 1
+    last_plans = [row["plan"] for row in document["episodes"][-6:] if "plan" in row]
+    return {"seed": seed, "run_dir": str(out), "wall_seconds": round(wall, 1),
+            "load_average_1min": load.samples, "summary": summary, "plan_status": statuses,
+            "last_plans": last_plans, "curve": curve}  # fmt: skip
+
+
+def print_summary(result: dict[str, Any], k: int) -> None:
+    load = result["load_average_1min"]
+    print(f"\nseed {result['seed']}: {len(result['curve'])} steps, {result['wall_seconds']:.0f} s "
+          f"wall, load average {min(load):.2f}-{max(load):.2f}")  # fmt: skip
+    print(f"  {'':16} {'first ' + str(k):>9} {'last ' + str(k):>9} {'change':>8}")
+    for key, value in result["summary"].items():
+        print(f"  {key:16} {value['first']:9.3f} {value['last']:9.3f} {value['change']:+8.3f}")
+    print(f"  plan status: {result['plan_status']}")
+
+
+def moving_average(values: list[float], window: int) -> list[float]:
+    out = []
+    for i in range(len(values)):
+        chunk = values[max(0, i - window + 1) : i + 1]
+        out.append(sum(chunk) / len(chunk))
+    return out
+
+
+def plot(results: list[dict[str, Any]], path: Path, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(2, 2, figsize=(10, 7), sharex=True)
+    for ax, (key, label) in zip(axes.flat, PANELS, strict=True):
+        for result, color in zip(results, ("tab:blue", "tab:orange", "tab:green"), strict=False):
+            steps = [p["step"] for p in result["curve"]]
+            values = [float(p[key]) for p in result["curve"]]
+            ax.plot(steps, values, color=color, alpha=0.25, linewidth=1)
+            ax.plot(steps, moving_average(values, 5), color=color, linewidth=2,
+                    label=f"seed {result['seed']} (5-step mean)")  # fmt: skip
+        ax.set_title(label)
+        ax.grid(alpha=0.3)
+    for ax in axes[1]:
+        ax.set_xlabel("GRPO step")
+    axes[0][0].legend(fontsize=8)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main() -> None:
+    args = parse_args()
+    results = [run_seed(args, seed) for seed in args.seeds]
+    for result in results:
+        print_summary(result, args.k)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    config = json.loads(args.config.read_text(encoding="utf-8"))
+    document = {"config": str(args.config.relative_to(ROOT)), "config_data": config,
+                "k": args.k, "runs": results}  # fmt: skip
+    json_path, png_path = args.out.with_suffix(".json"), args.out.with_suffix(".png")
+    json_path.write_text(json.dumps(document, indent=1), encoding="utf-8")
+    title = (f"langmarl parl grpo, {args.config.name}: SmolLM2-135M orchestrator (LoRA), "
+             "frozen embedded sub-agents, constant λ")  # fmt: skip
+    plot(results, png_path, title)
+    print(f"\nwrote {json_path} and {png_path}")
+
+
+if __name__ == "__main__":
+    main()
