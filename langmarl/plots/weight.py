@@ -6,7 +6,10 @@ Read from the run's ``output_dir`` (written by ``langmarl/magrpo/base.py``):
 - ``metrics.jsonl``: one line per logged step with ``step``, ``reward_mean``,
   ``return_mean``, per agent ``agent-i/completion_tokens`` (MAGRPO) and ``agent-i/kl``
   (when ``beta > 0``), per critic ``critic-i/value_loss`` (IAC, MAAC);
-- ``eval.jsonl``: ``eval_return`` of the greedy evaluations on held-out examples.
+- ``eval.jsonl``: ``eval_return`` of the greedy evaluations on held-out examples;
+- ``heldout.json`` when ``langmarl magrpo train`` wrote one: the mean held-out return of the
+  untrained agents (drawn at step 0) and of the trained ones (at the last step). Read
+  leniently: a report of another shape is left out, never an error.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from langmarl.plots.series import (
     RunPlot,
     Series,
     column,
+    number,
     running_mean,
     smoothing_window,
     suffix_columns,
@@ -31,6 +35,7 @@ from langmarl.plots.series import (
 CONFIG_FILE = "config.json"
 METRICS_FILE = "metrics.jsonl"
 EVAL_FILE = "eval.jsonl"
+HELDOUT_FILE = "heldout.json"
 ALGORITHMS = ("magrpo", "iac", "maac")
 
 
@@ -62,12 +67,25 @@ def reward_series(raw: Series) -> list[Series]:
     return [Series(raw.label, raw.x, raw.y, "faint"), smooth]
 
 
+def heldout_series(report: Any, last_step: float) -> Series:
+    """``before``/``after`` mean returns of a held-out report at step 0 / ``last_step``."""
+    xs, ys = [], []
+    for key, x in (("before", 0.0), ("after", last_step)):
+        part = report.get(key) if isinstance(report, dict) else None
+        interval = part.get("interval") if isinstance(part, dict) else None
+        mean = number(interval.get("mean")) if isinstance(interval, dict) else None
+        if mean is not None:
+            xs.append(x)
+            ys.append(mean)
+    return Series("held-out (untrained → trained)", xs, ys, "markers")
+
+
 def reward_panel(
     metrics: list[dict[str, Any]], evals: list[dict[str, Any]], turns: int | None
 ) -> Panel:
     """Reward per step (with its running mean), the return over all turns when there are
     several (``turns`` from the config; unknown: when it differs from the reward), and the
-    evaluation returns."""
+    evaluation returns (``evals``: rows of ``eval.jsonl``)."""
     reward = column(metrics, "reward_mean", "step", "reward")
     returns = column(metrics, "return_mean", "step", "return (all turns)", "dashed")
     if turns is None:  # no config: a second turn shows as a return unlike the reward
@@ -87,8 +105,11 @@ def build(files: RunFiles) -> RunPlot:
     config = _config(files.root)
     turns = config.get("num_turns")
     turns = turns if isinstance(turns, int) else None
+    reward = reward_panel(metrics, files.jsonl(EVAL_FILE), turns)
+    last_step = max((x for series in reward.series for x in series.x), default=0.0)
+    reward.series.append(heldout_series(files.json(HELDOUT_FILE), last_step))
     panels = [
-        reward_panel(metrics, files.jsonl(EVAL_FILE), turns),
+        reward,
         Panel("KL to the reference", "KL", suffix_columns(metrics, "kl", "step"), "step"),
         Panel(
             "Completion length",

@@ -87,6 +87,20 @@ def test_weight_run_running_mean_eval_kl_and_lengths(tmp_path: Path) -> None:
     assert "Critic value loss" not in [p.title for p in plot.panels]
 
 
+def test_weight_run_heldout_report_before_and_after(tmp_path: Path) -> None:
+    run = weight_run(tmp_path, [0.1, 0.3, 0.5])
+    report = {"task": "poster", "before": {"interval": {"mean": 0.2, "n": 30}}}
+    atomic_write_json(run / "heldout.json", report)  # training not finished: no "after" yet
+    heldout = run_series(run).series("Reward per step")["held-out (untrained → trained)"]
+    assert heldout.x == [0] and heldout.y == [0.2]
+    report["after"] = {"interval": {"mean": 0.6, "n": 30}}
+    atomic_write_json(run / "heldout.json", report)
+    heldout = run_series(run).series("Reward per step")["held-out (untrained → trained)"]
+    assert heldout.x == [0, 3] and heldout.y == [0.2, 0.6]
+    atomic_write_json(run / "heldout.json", {"before": 0.2})  # another shape: left out
+    assert "held-out (untrained → trained)" not in run_series(run).series("Reward per step")
+
+
 def test_weight_run_with_one_turn_draws_the_return_once(tmp_path: Path) -> None:
     run = weight_run(tmp_path, [0.1, 0.3], returns=[0.1 + 1e-12, 0.3])  # float noise
     assert "return (all turns)" not in run_series(run).series("Reward per step")
