@@ -1,31 +1,42 @@
-"""`langmarl magrpo CONFIG`: weight-space training (MAGRPO, IAC, MAAC) from a run file."""
+"""`langmarl magrpo train|eval`: weight-space training (MAGRPO, IAC, MAAC) from a run file,
+and the held-out comparison of a run's untrained and trained agents."""
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from langmarl.cli.common import SET_OPTION_HELP, console, parse_overrides
 
+if TYPE_CHECKING:
+    from langmarl.magrpo.base import WeightSpaceTrainer
+    from langmarl.magrpo.heldout import HeldoutReport
+
 
 def register(app: typer.Typer) -> None:
-    """Add the ``magrpo`` command to ``app``."""
-    app.command("magrpo")(magrpo)
+    """Add the ``magrpo`` command group to ``app``."""
+    group = typer.Typer(help="Weight space: train agents' weights (MAGRPO, IAC, MAAC).")
+    group.command("train")(train)
+    group.command("eval")(evaluate)
+    app.add_typer(group, name="magrpo")
 
 
-def magrpo(
+def train(
     config: str = typer.Argument(
-        ..., help="Run file (JSON or YAML), e.g. configs/magrpo/writing_tiny.json."
+        ..., help="Run file (JSON or YAML), e.g. configs/magrpo/poster.json."
     ),
     set_: list[str] = typer.Option(None, "--set", help=SET_OPTION_HELP),
     resume: str | None = typer.Option(
         None, "--resume", help="Continue from 'latest' or a checkpoints/step-* directory."
     ),
     dry_run: bool = typer.Option(False, "--dry-run", help="Validate the run file and stop."),
+    plot: bool = typer.Option(True, "--plot/--no-plot", help="Write curves.png at the end."),
 ) -> None:
     """Train agents' weights with MAGRPO (or IAC/MAAC: set algorithm in the run file)."""
-    from rich.progress import Progress
-
-    from langmarl.magrpo.run import build_trainer, load_run_config
+    from langmarl.magrpo.heldout import HeldoutReport, heldout_scores, read_report
+    from langmarl.magrpo.run import build_trainer, load_run_config, save_run_config
 
     run = load_run_config(config, parse_overrides(set_))
     args = run.trainer_config()
@@ -37,8 +48,72 @@ def magrpo(
         console.print_json(run.model_dump_json())
         return
     trainer = build_trainer(run)
+    save_run_config(run)
+    report = read_report(args.output_dir) if resume else None
     if resume:
         trainer.load_checkpoint(resume)
+    if run.heldout and report is None and trainer.step == 0:
+        console.print(f"held-out evaluation of the untrained agents ({len(_heldout(trainer))})…")
+        report = HeldoutReport(
+            task=run.task.name, before=heldout_scores(trainer, _heldout(trainer), "untrained")
+        )
+        report.write(args.output_dir)
+        console.print(report.headline())
+    _train_with_progress(trainer)
+    if report is not None:
+        report.after = heldout_scores(trainer, _heldout(trainer), f"step {trainer.step}")
+        report.write(args.output_dir)
+        _print_samples(report)
+    else:
+        console.print(f"eval: {trainer.evaluate()}")
+    console.print(
+        f"metrics: {args.output_dir}/metrics.jsonl; checkpoints: {args.output_dir}/checkpoints/"
+    )
+    if plot:
+        _plot(args.output_dir)
+    if report is not None:
+        console.print(f"[bold]{report.headline()}[/]")
+
+
+def evaluate(
+    run_dir: Path = typer.Argument(..., help="A run's output_dir (holds run_config.json)."),
+    checkpoint: str = typer.Option(
+        "latest", help="The trained agents: 'latest' or a checkpoints/step-* directory."
+    ),
+    num_examples: int | None = typer.Option(
+        None, "--num-examples", "-n", min=1, help="Held-out examples to use (default: all)."
+    ),
+) -> None:
+    """Score the untrained and the trained agents greedily on the held-out examples."""
+    from langmarl.magrpo.heldout import HeldoutReport, heldout_scores
+    from langmarl.magrpo.run import build_trainer, load_run_dir
+
+    run = load_run_dir(run_dir)
+    trainer = build_trainer(run)
+    data = _heldout(trainer)[:num_examples]
+    before = heldout_scores(trainer, data, "untrained")
+    trainer.load_checkpoint(checkpoint)
+    after = heldout_scores(trainer, data, f"step {trainer.step}")
+    report = HeldoutReport(task=run.task.name, before=before, after=after)
+    path = report.write(run_dir)
+    _print_samples(report)
+    console.print(f"report: {path}")
+    console.print(f"[bold]{report.headline()}[/]")
+
+
+def _heldout(trainer: WeightSpaceTrainer) -> list[dict[str, Any]]:
+    from langmarl.core.errors import ConfigError
+
+    if not trainer.eval_dataset:
+        raise ConfigError(
+            "this run has no held-out examples: set task.num_eval >= 1, or heldout=false"
+        )
+    return trainer.eval_dataset
+
+
+def _train_with_progress(trainer: WeightSpaceTrainer) -> None:
+    from rich.progress import Progress
+
     with Progress(console=console) as progress:
         bar = progress.add_task("training", total=trainer.total_steps, completed=trainer.step)
         original = trainer.training_step
@@ -52,10 +127,26 @@ def magrpo(
             )
             return metrics
 
-        trainer.training_step = step_with_progress
+        trainer.training_step = step_with_progress  # type: ignore[method-assign]
         trainer.train()
-    result = trainer.evaluate()
-    console.print(f"eval: {result}")
-    console.print(
-        f"metrics: {args.output_dir}/metrics.jsonl; checkpoints: {args.output_dir}/checkpoints/"
-    )
+
+
+def _print_samples(report: HeldoutReport, count: int = 3) -> None:
+    if report.after is None:
+        return
+    console.print("held-out examples (untrained → trained):")
+    pairs = zip(report.before.samples[:count], report.after.samples[:count], strict=False)
+    for before, after in pairs:
+        console.print(f"  [bold]{before['prompt']}[/]", highlight=False)
+        console.print(f"    before: {before['completions']} → {before['return']:.2f}", markup=False)
+        console.print(f"    after:  {after['completions']} → {after['return']:.2f}", markup=False)
+
+
+def _plot(run_dir: str) -> None:
+    from langmarl.core.errors import LangmarlError
+    from langmarl.plots import plot_run
+
+    try:
+        console.print(f"plot: {plot_run(run_dir)}")
+    except LangmarlError as exc:  # a missing plotting extra must not fail a finished run
+        console.print(f"[yellow]no plot:[/] {exc}")

@@ -31,7 +31,7 @@ class TaskSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: Literal["coding", "writing"] = "writing"
+    name: Literal["coding", "writing", "poster"] = "writing"
     """The task (see ``langmarl.magrpo.tasks``)."""
     dataset_path: str | None = None
     """A JSONL file instead of the built-in toy examples (HumanEval format for coding)."""
@@ -69,6 +69,9 @@ class RunConfig(BaseModel):
     """External feedback."""
     trainer: dict[str, Any] = Field(default_factory=dict)
     """Fields of MAGRPOConfig (magrpo) or ActorCriticConfig (iac, maac)."""
+    heldout: bool = True
+    """Score the agents greedily on every held-out example before and after training and
+    write ``heldout.json`` (untrained → trained) into the run directory."""
 
     def trainer_config(self) -> TrainerConfig:
         """The validated trainer config (num_agents follows ``models``)."""
@@ -78,6 +81,38 @@ class RunConfig(BaseModel):
             return cls(**data)
         except ValidationError as exc:
             raise config_error(exc, cls, "trainer") from None
+
+
+RUN_CONFIG_FILE = "run_config.json"
+"""The run file as validated, saved in the run directory (``langmarl magrpo eval`` reads it)."""
+
+
+def save_run_config(config: RunConfig) -> Path:
+    """Write ``config`` to ``<output_dir>/run_config.json`` (atomically)."""
+    from langmarl.core.files import atomic_write_json
+
+    path = Path(config.trainer_config().output_dir) / RUN_CONFIG_FILE
+    atomic_write_json(path, config.model_dump(mode="json"))
+    return path
+
+
+def load_run_dir(run_dir: str | Path) -> RunConfig:
+    """The run config saved in a run directory.
+
+    Raises:
+        ConfigError: if ``run_dir`` holds no ``run_config.json``.
+    """
+    path = Path(run_dir) / RUN_CONFIG_FILE
+    if not path.is_file():
+        raise ConfigError(
+            f"{str(run_dir)!r} holds no {RUN_CONFIG_FILE}: give the output_dir of a run "
+            "started with `langmarl magrpo train`"
+        )
+    config = load_run_config(path)
+    if Path(config.trainer_config().output_dir).resolve() != Path(run_dir).resolve():
+        # The directory was moved or copied: evaluate it where it is now.
+        config.trainer["output_dir"] = str(run_dir)
+    return config
 
 
 def load_run_config(path: str | Path, overrides: dict[str, Any] | None = None) -> RunConfig:

@@ -4,6 +4,8 @@
   HumanEval-style asserts run on the combined code in the sandbox; graded reward levels.
 - ``writing``: agent 1 writes a short summary, agent 2 a longer expansion; the reward scores
   the length ratio of the two.
+- ``poster``: agent 1 labels a topic in one word, agent 2 writes a 3–6 word tagline; a format
+  reward the embedded model learns within minutes (:mod:`langmarl.magrpo.poster`).
 """
 
 from __future__ import annotations
@@ -182,6 +184,36 @@ def writing_task(
     )
 
 
+# -- poster ----------------------------------------------------------------------------------
+
+
+def poster_task(
+    dataset_path: str | None = None, num_train: int | None = None, num_eval: int = 20
+) -> Task:
+    """Cooperative poster with two agents (one-word label + 3–6 word tagline)."""
+    from langmarl.magrpo import poster
+
+    topics = None
+    if dataset_path is not None:
+        path = Path(dataset_path)
+        if not path.is_file():
+            raise ConfigError(
+                f"dataset_path {dataset_path!r} does not exist: give a text file with one topic "
+                "per line, or leave it out for the shipped topics"
+            )
+        lines = (line.strip() for line in path.read_text(encoding="utf-8").splitlines())
+        topics = [line for line in lines if line and not line.startswith("#")]
+    train, evaluation = _split(poster.poster_items(topics), num_train, num_eval)
+    return Task(
+        name="poster",
+        num_agents=2,
+        train_dataset=train,
+        eval_dataset=evaluation,
+        formatters=poster.poster_formatters(),
+        reward_func=poster.poster_reward,
+    )
+
+
 def _split(
     items: list[dict[str, Any]], num_train: int | None, num_eval: int
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -191,11 +223,15 @@ def _split(
     return (train[:num_train] if num_train else train), evaluation
 
 
-TASKS: dict[str, Callable[..., Task]] = {"coding": coding_task, "writing": writing_task}
+TASKS: dict[str, Callable[..., Task]] = {
+    "coding": coding_task,
+    "writing": writing_task,
+    "poster": poster_task,
+}
 
 
 def get_task(name: str, **options: Any) -> Task:
-    """A ready task by name (``coding`` or ``writing``); ``options`` go to its builder."""
+    """A ready task by name (``coding``, ``writing``, ``poster``); ``options`` go to its builder."""
     if name not in TASKS:
         raise ConfigError(
             f"task {name!r} is unknown.{did_you_mean(name, TASKS)} Use one of {sorted(TASKS)}"

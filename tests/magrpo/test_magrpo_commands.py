@@ -6,7 +6,14 @@ from langmarl.cli import build_app
 def test_dry_run_validates_and_prints_the_run():
     result = CliRunner().invoke(
         build_app(),
-        ["magrpo", "configs/magrpo/coding_tiny.json", "--dry-run", "--set", "trainer.max_steps=5"],
+        [
+            "magrpo",
+            "train",
+            "configs/magrpo/coding_tiny.json",
+            "--dry-run",
+            "--set",
+            "trainer.max_steps=5",
+        ],
     )
     assert result.exit_code == 0, result.output
     assert "magrpo on task coding" in result.output
@@ -18,6 +25,7 @@ def test_bad_override_names_the_fix():
         build_app(),
         [
             "magrpo",
+            "train",
             "configs/magrpo/writing_tiny.json",
             "--dry-run",
             "--set",

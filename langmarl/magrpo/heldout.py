@@ -1,0 +1,135 @@
+"""Held-out evaluation of weight-space agents: untrained vs trained, greedy, with intervals.
+
+``heldout_scores`` decodes one greedy completion per agent per turn for every held-out
+example and returns each example's return; ``HeldoutReport`` pairs the scores of the agents
+before and after training (same examples, same decoding) and is what ``heldout.json`` in the
+run directory holds and ``langmarl magrpo eval`` prints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict
+
+from langmarl.core.errors import ConfigError
+from langmarl.core.files import atomic_write_json
+from langmarl.magrpo.returns import propagate_returns
+from langmarl.magrpo.rollout import grow_trees
+from langmarl.trainer.intervals import ScoreInterval, score_interval
+
+if TYPE_CHECKING:
+    from langmarl.magrpo.base import WeightSpaceTrainer
+
+HELDOUT_FILE = "heldout.json"
+"""Written into the run directory: a :class:`HeldoutReport`."""
+SHOWN_SAMPLES = 5
+"""Examples whose completions are kept in the report, so a reader sees what changed."""
+
+
+class HeldoutScore(BaseModel):
+    """Greedy returns of one set of agents on the held-out examples."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    label: str
+    """What was evaluated: ``untrained`` or a checkpoint name."""
+    interval: ScoreInterval
+    """Mean return with its 95% interval and n."""
+    returns: list[float]
+    """One return per held-out example, in order."""
+    samples: list[dict[str, Any]]
+    """The first examples: prompt, each agent's completions, return."""
+
+
+class HeldoutReport(BaseModel):
+    """Held-out scores before and after training, on the same examples."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task: str
+    """The task's name."""
+    before: HeldoutScore
+    """The untrained agents."""
+    after: HeldoutScore | None = None
+    """The trained agents (None until training has ended)."""
+
+    def headline(self) -> str:
+        """``Held-out reward: 0.412 → 0.873 (n=30 poster examples, greedy; 95% CI …)``."""
+        before = self.before.interval
+        if self.after is None:
+            return f"Held-out reward (untrained): {before.describe()}"
+        after = self.after.interval
+        return (
+            f"Held-out reward: {before.mean:.3f} → {after.mean:.3f} "
+            f"(n={after.n} {self.task} examples, greedy; 95% CI {_bounds(before)} → "
+            f"{_bounds(after)})"
+        )
+
+    def write(self, run_dir: str | Path) -> Path:
+        """Write the report to ``<run_dir>/heldout.json`` (atomically)."""
+        path = Path(run_dir) / HELDOUT_FILE
+        atomic_write_json(path, self.model_dump(mode="json"))
+        return path
+
+
+def read_report(run_dir: str | Path) -> HeldoutReport | None:
+    """The report in ``run_dir`` (None if there is none yet).
+
+    Raises:
+        ConfigError: if the file exists but cannot be read.
+    """
+    path = Path(run_dir) / HELDOUT_FILE
+    if not path.is_file():
+        return None
+    try:
+        return HeldoutReport.model_validate_json(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise ConfigError(
+            f"{path} is not a held-out report ({str(exc).splitlines()[0]}): delete it and run "
+            "`langmarl magrpo eval` on the run again"
+        ) from None
+
+
+def _bounds(interval: ScoreInterval) -> str:
+    if interval.low is None or interval.high is None:
+        return "n/a"
+    return f"[{interval.low:.3f}, {interval.high:.3f}]"
+
+
+def heldout_scores(
+    trainer: WeightSpaceTrainer, data: Sequence[dict[str, Any]], label: str
+) -> HeldoutScore:
+    """Greedy returns of ``trainer``'s agents on ``data`` (one tree per example, G = 1).
+
+    Raises:
+        ConfigError: if ``data`` is empty.
+    """
+    if not data:
+        raise ConfigError(
+            "the held-out set is empty: give the task held-out examples (task.num_eval >= 1)"
+        )
+    args = trainer.args
+    roots, _ = grow_trees(
+        trainer.agents,
+        list(data),
+        trainer.eval_reward_func,
+        args,
+        num_generations=1,
+        transition=trainer.transition,
+        greedy=True,
+    )
+    returns = [propagate_returns(root, args.discount) for root in roots]
+    samples = [
+        {
+            "prompt": str(root.example.get("prompt", "")),
+            "completions": list(root.joint_completions(0)),
+            "return": value,
+        }
+        for root, value in zip(roots[:SHOWN_SAMPLES], returns, strict=False)
+    ]
+    return HeldoutScore(
+        label=label, interval=score_interval(returns), returns=returns, samples=samples
+    )
