@@ -1,4 +1,5 @@
-"""One real iteration on the embedded model for qa, math and coding (tiny budgets)."""
+"""One real iteration on the embedded model for qa, math and coding (tiny budgets), with
+validated updates and grounded feedback on (the defaults)."""
 
 from pathlib import Path
 
@@ -21,6 +22,7 @@ def test_one_real_iteration_on_the_embedded_model(
         num_agents=2,
         num_iterations=1,
         trajectories_per_iteration=1,
+        validation_size=1,  # 1 + 2 candidates = 3 validation episodes
         llm={"preset": "local", "max_tokens": 24, "temperature": 0.0},
         experiment_dir=str(tmp_path / "runs"),
         checkpoint_dir=str(tmp_path / "ckpt"),
@@ -38,5 +40,13 @@ def test_one_real_iteration_on_the_embedded_model(
     assert [s.agent_id for s in trajectory.steps] == trainer.env.agent_ids
     details = trajectory.metadata["reward_details"]
     assert {"qa": "f1", "math": "correct", "coding": "passed"}[task_type] in details
+    assert trajectory.metadata["verifier_facts"]  # grounded feedback had facts to show
+    assert stats["validation_episodes"] == 3 and 0.0 <= stats["validation_score"] <= 1.0
+    decisions = trainer.store.load_update_decisions(trainer.run_id)
+    assert [d["agent_id"] for d in decisions] == trainer.env.agent_ids
+    kept = trainer.checkpoint.get_policies(1)
+    for d in decisions:  # the checkpoint holds exactly the accepted candidates
+        if d["score"] is not None:
+            assert (kept[d["agent_id"]] == d["policy"]) is d["accepted"]
     assert set(trainer.checkpoint.get_policies(1)) == set(trainer.env.agent_ids)
     assert trainer.store.run_info(trainer.run_id)["status"] == "completed"
