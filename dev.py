@@ -3,7 +3,7 @@
 
 Needs only Python 3.11+ on the machine:
 
-    python3 dev.py quickstart   # install everything, then train on the embedded model
+    python3 dev.py quickstart   # install everything, then train two agents on the embedded model
     python3 dev.py test         # install everything, then lint, type-check and run all tests
 
 `python3 dev.py setup` only installs. The install is skipped when pyproject.toml and this
@@ -16,6 +16,7 @@ import hashlib
 import os
 import subprocess
 import sys
+import time
 import venv
 from pathlib import Path
 
@@ -29,8 +30,9 @@ STAMP = VENV / ".langmarl-install"
 # multi-GB CUDA build. 2.13.0 is the CPU wheel these machines carry.
 TORCH = "torch==2.13.0"
 EXTRAS = "all,dev"
-# The main job: language-space training on the embedded model (2 agents, 2 iterations).
-QUICKSTART = ["train", "configs/quickstart.json"]
+# The main job: weight-space training (MAGRPO, LoRA) of two embedded SmolLM2 agents on the
+# poster task, ending with the held-out reward of the untrained → trained agents.
+QUICKSTART = ["magrpo", "train", "configs/magrpo/quickstart.json"]
 
 
 def run(*cmd: str | Path, env: dict[str, str] | None = None) -> None:
@@ -90,7 +92,8 @@ def main(argv: list[str]) -> None:
         tests(argv[1:])
     elif command == "quickstart":
         setup()
-        run(BIN / "langmarl", *QUICKSTART, *argv[1:])
+        output = f"trainer.output_dir=runs/quickstart-{time.strftime('%Y%m%d-%H%M%S')}"
+        run(BIN / "langmarl", *QUICKSTART, "--set", output, *argv[1:])
     else:
         sys.exit(__doc__)
 

@@ -36,7 +36,12 @@ def train(
 ) -> None:
     """Train agents' weights with MAGRPO (or IAC/MAAC: set algorithm in the run file)."""
     from langmarl.magrpo.heldout import HeldoutReport, heldout_scores, read_report
-    from langmarl.magrpo.run import build_trainer, load_run_config, save_run_config
+    from langmarl.magrpo.run import (
+        build_trainer,
+        check_new_run,
+        load_run_config,
+        save_run_config,
+    )
 
     run = load_run_config(config, parse_overrides(set_))
     args = run.trainer_config()
@@ -47,6 +52,8 @@ def train(
     if dry_run:
         console.print_json(run.model_dump_json())
         return
+    if not resume:
+        check_new_run(run)
     trainer = build_trainer(run)
     save_run_config(run)
     report = read_report(args.output_dir) if resume else None

@@ -96,6 +96,20 @@ def save_run_config(config: RunConfig) -> Path:
     return path
 
 
+def check_new_run(config: RunConfig) -> None:
+    """Refuse to start a run from step 0 in a directory that already holds one.
+
+    Raises:
+        ConfigError: if ``output_dir`` has metrics or checkpoints.
+    """
+    output = Path(config.trainer_config().output_dir)
+    if (output / "metrics.jsonl").exists() or (output / "checkpoints").exists():
+        raise ConfigError(
+            f"output_dir {str(output)!r} already holds a run: continue it with --resume latest, "
+            "or start a new one elsewhere (--set trainer.output_dir=runs/<new name>)"
+        )
+
+
 def load_run_dir(run_dir: str | Path) -> RunConfig:
     """The run config saved in a run directory.
 

@@ -28,3 +28,22 @@ def test_overrides_apply_and_unknown_keys_suggest(tmp_path):
 def test_bad_trainer_field_names_the_fix(tmp_path):
     with pytest.raises(ConfigError, match="num_generations >= 2"):
         RunConfig(trainer={"num_generations": 1}).trainer_config()
+
+
+def test_a_new_run_never_lands_on_an_old_one(tmp_path):
+    from langmarl.magrpo.run import check_new_run, load_run_dir, save_run_config
+
+    config = load_run_config(
+        "configs/magrpo/poster.json", {"trainer.output_dir": str(tmp_path / "run")}
+    )
+    check_new_run(config)  # nothing there yet
+    save_run_config(config)
+    assert load_run_dir(tmp_path / "run") == config
+    (tmp_path / "run" / "metrics.jsonl").write_text("{}\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="--resume latest"):
+        check_new_run(config)
+    moved = tmp_path / "moved"
+    (tmp_path / "run").rename(moved)
+    assert load_run_dir(moved).trainer_config().output_dir == str(moved)
+    with pytest.raises(ConfigError, match="run_config.json"):
+        load_run_dir(tmp_path)
