@@ -50,14 +50,15 @@ def resolve_run(run: str | Path, runs_dir: str | Path | None = None) -> Path:
     if path.is_dir():
         return path
     parents = [Path(runs_dir)] if runs_dir is not None else [Path(p) for p in RUN_PARENTS]
+    name = str(run)
     for parent in parents:
-        if str(run) and "/" not in str(run) and (parent / str(run)).is_dir():
-            return parent / str(run)
+        if "/" not in name and (parent / name).is_dir():
+            return parent / name
     found = sorted(p.name for parent in parents if parent.is_dir() for p in parent.iterdir())
     listing = ", ".join(found[:20]) + (" …" if len(found) > 20 else "") if found else "none"
     where = " or ".join(f"{p}/" for p in parents)
     raise ConfigError(
-        f"No run {str(run)!r}: not a directory, nor a run id in {where} (runs there: "
+        f"No run {name!r}: not a directory, nor a run id in {where} (runs there: "
         f"{listing}). Pass a run directory, or --dir with the directory holding the run."
     )
 

@@ -53,15 +53,12 @@ def draw_panel(axes: Axes, panel: Panel) -> None:
     """One subplot: every non-empty series, reference lines, labels and a legend."""
     from matplotlib.ticker import MaxNLocator
 
-    colors: dict[str, str] = {}
-    cycle = iter(f"C{i}" for i in range(10_000))
+    colors: dict[str, str] = {}  # group (or label) -> the next colour of the cycle
     for series in panel.series:
-        if not series.x:
-            continue
-        key = series.group or series.label
-        if key not in colors:
-            colors[key] = next(cycle)
-        _draw_series(axes, series, colors[key])
+        if series.x:
+            key = series.group or series.label
+            color = colors.setdefault(key, f"C{len(colors) % 10}")
+            _draw_series(axes, series, color)
     for label, value in panel.hlines.items():
         axes.axhline(value, color="grey", linestyle=":", linewidth=1.2, label=label)
     axes.set_title(panel.title, fontsize=11)
@@ -102,7 +99,7 @@ def render(plot: RunPlot, output: Path) -> Path:
         draw_panel(axes, panel)
     for axes in cells[count:]:
         axes.set_visible(False)
-    figure.suptitle(textwrap.fill(plot.title, 60 * columns), fontsize=13, fontweight="bold")
+    figure.suptitle(textwrap.fill(plot.title, 50 * columns), fontsize=13, fontweight="bold")
     if notes:
         figure.supxlabel("\n".join(notes), fontsize=8, color="darkred", ha="left", x=0.01)
     buffer = io.BytesIO()
