@@ -21,8 +21,11 @@ def plot(
         None, "--dir", help="Where to look up a run id (default: experiments/, then runs/)."
     ),
 ) -> None:
-    """Plot a run's curves (reward, evaluations, the space's own series) into one PNG and
-    print its path. The kind of run (language, weight, PARL, reward space) is detected."""
+    """Plot a run's curves into one PNG and print its path.
+
+    Reward, evaluations and the space's own series; the kind of run (language, weight,
+    PARL GRPO, reward space) is detected from its files.
+    """
     from langmarl.plots import plot_run, resolve_run
 
     path = plot_run(resolve_run(run, directory), output)
