@@ -2,15 +2,24 @@
 one run per seed, and the curves it writes.
 
 For each seed (sequentially, one fresh process each, one torch thread): run
-``langmarl parl grpo --config CONFIG --set grpo.seed=S --set grpo.output_dir=OUT/seedS``,
-sampling ``uptime`` every 30 s meanwhile; then read the run's ``parl_curves.json`` and print
-the mean of the first k and the last k steps of total reward, r_perf, r_parallel, sub-agents,
-critical steps, serial steps and speed-up. Writes the curves and summaries as JSON and a plot
-(matplotlib, Agg) of both seeds.
+``langmarl parl grpo --config CONFIG --set grpo.seed=S --set grpo.output_dir=RUNS/seedS``,
+sampling the load average every 30 s meanwhile; then read the run's ``parl_curves.json`` and
+print the mean of the first k and the last k steps of total reward, r_perf, r_parallel,
+sub-agents, critical steps, serial steps and speed-up. Writes the curves and summaries as
+JSON and a plot (matplotlib, Agg) of every run.
+
+``--control-seeds`` adds **untrained controls**: the same command with
+``grpo.learning_rate=1e-12`` (the same code path, tasks in the same order for the same seed,
+but updates of ~1e-12, so the orchestrator stays as it started). Their first-vs-last change
+is what the task order and sampling noise alone produce.
+
+``--reuse`` takes a run already recorded in ``OUT.json`` (same kind, seed and config) instead
+of running it again, so a control can be added after the trained runs.
 
 Usage::
 
     .venv/bin/python benchmarks/parl_learning.py --seeds 0 1
+    .venv/bin/python benchmarks/parl_learning.py --seeds 0 1 --control-seeds 0 --reuse
     .venv/bin/python benchmarks/parl_learning.py --seeds 0 --steps 6 --k 2 --out /tmp/parl_try
 """
 
@@ -45,6 +54,18 @@ def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", type=Path, default=ROOT / "configs/parl/grpo_learn.json")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
+    parser.add_argument(
+        "--control-seeds",
+        type=int,
+        nargs="*",
+        default=[],
+        help="untrained controls (learning_rate 1e-12) for these seeds",
+    )
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="take runs already recorded in OUT.json instead of re-running",
+    )
     parser.add_argument("--steps", type=int, default=None, help="override grpo.num_steps")
     parser.add_argument("--k", type=int, default=10, help="steps in the first/last windows")
     parser.add_argument("--runs", type=Path, default=ROOT / "runs/parl_learning",
@@ -78,13 +99,19 @@ class LoadSampler:
         self._thread.join()
 
 
-def run_seed(args: argparse.Namespace, seed: int) -> dict[str, Any]:
-    out = args.runs / f"seed{seed}"
+CONTROL_LR = 1e-12
+"""The untrained control's learning rate: AdamW moves each weight by about this much."""
+
+
+def run_seed(args: argparse.Namespace, seed: int, kind: str) -> dict[str, Any]:
+    out = args.runs / (f"seed{seed}" if kind == "trained" else f"untrained_seed{seed}")
     langmarl = str(Path(sys.executable).parent / "langmarl")
     command = [langmarl, "parl", "grpo", "--config", str(args.config),
                "--set", f"grpo.seed={seed}", "--set", f"grpo.output_dir={out}"]  # fmt: skip
     if args.steps:
         command += ["--set", f"grpo.num_steps={args.steps}"]
+    if kind == "untrained":
+        command += ["--set", f"grpo.learning_rate={CONTROL_LR}"]
     env = {**os.environ, "LANGMARL_TORCH_THREADS": "1", "OMP_NUM_THREADS": "1"}
     print("$", " ".join(command), flush=True)
     started = time.monotonic()
@@ -102,19 +129,23 @@ def run_seed(args: argparse.Namespace, seed: int) -> dict[str, Any]:
             counts = statuses.setdefault(half, {})
             counts[row["plan_status"]] = counts.get(row["plan_status"], 0) + 1
     last_plans = [row["plan"] for row in document["episodes"][-6:] if "plan" in row]
-    return {"seed": seed, "run_dir": str(out), "wall_seconds": round(wall, 1),
+    return {"kind": kind, "seed": seed, "run_dir": str(out), "wall_seconds": round(wall, 1),
             "load_average_1min": load.samples, "summary": summary, "plan_status": statuses,
             "last_plans": last_plans, "curve": curve}  # fmt: skip
 
 
 def print_summary(result: dict[str, Any], k: int) -> None:
     load = result["load_average_1min"]
-    print(f"\nseed {result['seed']}: {len(result['curve'])} steps, {result['wall_seconds']:.0f} s "
-          f"wall, load average {min(load):.2f}-{max(load):.2f}")  # fmt: skip
+    head = f"{result['kind']} seed {result['seed']}: {len(result['curve'])} steps"
+    print(f"\n{head}, {result['wall_seconds']:.0f} s wall, "
+          f"load average {min(load):.2f}-{max(load):.2f}")  # fmt: skip
     print(f"  {'':16} {'first ' + str(k):>9} {'last ' + str(k):>9} {'change':>8}")
     for key, value in result["summary"].items():
         print(f"  {key:16} {value['first']:9.3f} {value['last']:9.3f} {value['change']:+8.3f}")
     print(f"  plan status: {result['plan_status']}")
+
+
+COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:red")
 
 
 def moving_average(values: list[float], window: int) -> list[float]:
@@ -133,12 +164,15 @@ def plot(results: list[dict[str, Any]], path: Path, title: str) -> None:
 
     fig, axes = plt.subplots(2, 2, figsize=(10, 7), sharex=True)
     for ax, (key, label) in zip(axes.flat, PANELS, strict=True):
-        for result, color in zip(results, ("tab:blue", "tab:orange", "tab:green"), strict=False):
+        for i, result in enumerate(results):
+            trained = result["kind"] == "trained"
+            color = COLORS[i % len(COLORS)] if trained else "tab:gray"
+            style = "-" if trained else "--"
             steps = [p["step"] for p in result["curve"]]
             values = [float(p[key]) for p in result["curve"]]
-            ax.plot(steps, values, color=color, alpha=0.25, linewidth=1)
-            ax.plot(steps, moving_average(values, 5), color=color, linewidth=2,
-                    label=f"seed {result['seed']} (5-step mean)")  # fmt: skip
+            ax.plot(steps, values, color=color, alpha=0.25, linewidth=1, linestyle=style)
+            ax.plot(steps, moving_average(values, 5), color=color, linewidth=2, linestyle=style,
+                    label=f"{result['kind']} seed {result['seed']} (5-step mean)")  # fmt: skip
         ax.set_title(label)
         ax.grid(alpha=0.3)
     for ax in axes[1]:
@@ -150,19 +184,41 @@ def plot(results: list[dict[str, Any]], path: Path, title: str) -> None:
     plt.close(fig)
 
 
+def recorded_runs(path: Path, config: dict[str, Any]) -> dict[tuple[str, int], dict[str, Any]]:
+    """Runs recorded in an earlier ``OUT.json`` of the same config, by ``(kind, seed)``."""
+    if not path.exists():
+        return {}
+    document = json.loads(path.read_text(encoding="utf-8"))
+    if document.get("config_data") != config:
+        print(f"{path} was made with another config: not reusing it", flush=True)
+        return {}
+    runs = [{"kind": "trained", **run} for run in document["runs"]]
+    return {(run["kind"], run["seed"]): run for run in runs}
+
+
 def main() -> None:
     args = parse_args()
-    results = [run_seed(args, seed) for seed in args.seeds]
+    config = json.loads(args.config.read_text(encoding="utf-8"))
+    json_path, png_path = args.out.with_suffix(".json"), args.out.with_suffix(".png")
+    recorded = recorded_runs(json_path, config) if args.reuse else {}
+    wanted = [("trained", s) for s in args.seeds] + [("untrained", s) for s in args.control_seeds]
+    results = []
+    for kind, seed in wanted:
+        if (kind, seed) in recorded:
+            print(f"reusing the recorded {kind} run of seed {seed}", flush=True)
+            results.append(recorded[kind, seed])
+        else:
+            results.append(run_seed(args, seed, kind))
     for result in results:
+        result["summary"] = first_last_means(result["curve"], args.k, KEYS)
         print_summary(result, args.k)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    config = json.loads(args.config.read_text(encoding="utf-8"))
     document = {"config": str(args.config.relative_to(ROOT)), "config_data": config,
                 "k": args.k, "runs": results}  # fmt: skip
-    json_path, png_path = args.out.with_suffix(".json"), args.out.with_suffix(".png")
     json_path.write_text(json.dumps(document, indent=1), encoding="utf-8")
     title = (f"langmarl parl grpo, {args.config.name}: SmolLM2-135M orchestrator (LoRA), "
-             "frozen embedded sub-agents, constant λ")  # fmt: skip
+             "frozen embedded sub-agents, constant λ\ncoloured: trained seeds; "
+             "gray dashed: untrained control (learning_rate 1e-12)")  # fmt: skip
     plot(results, png_path, title)
     print(f"\nwrote {json_path} and {png_path}")
 
