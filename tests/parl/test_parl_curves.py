@@ -36,3 +36,14 @@ def test_summary_means_per_step_and_speedup() -> None:
     assert curve[0]["speedup"] == pytest.approx(6 / 3)
     assert curve[1]["speedup"] == pytest.approx(1.0)
     assert curves_document(rows)["episodes"] == rows
+
+
+def test_first_last_means_compare_windows_and_refuse_overlap() -> None:
+    from langmarl.parl.curves import first_last_means
+
+    curve = [{"step": i, "total_reward": float(i), "num_subagents": 1.0} for i in range(6)]
+    means = first_last_means(curve, 2, ["total_reward", "num_subagents"])
+    assert means["total_reward"] == {"first": 0.5, "last": 4.5, "change": 4.0}
+    assert means["num_subagents"]["change"] == 0.0
+    with pytest.raises(ValueError, match="at least 8 curve points"):
+        first_last_means(curve, 4, ["total_reward"])
