@@ -157,6 +157,15 @@ def _report(trainer: MonteCarloTrainer, metrics: list[dict[str, Any]]) -> None:
         console.print(
             f"Reward: {first:.3f} (iteration 0) → {last:.3f} (iteration {len(metrics) - 1})"
         )
+        scores = [m["validation_score"] for m in metrics if m.get("validation_score") is not None]
+        if scores:
+            accepted = sum(m.get("accepted_updates", 0) for m in metrics)
+            rejected = sum(m.get("rejected_updates", 0) for m in metrics)
+            console.print(
+                f"Validation score of the kept policies: {scores[0]:.3f} (after the first "
+                f"iteration) → {scores[-1]:.3f} "
+                f"({accepted} updates accepted, {rejected} rejected; see updates.jsonl)"
+            )
     status = info.get("status")
     reason = f" ({info['error']})" if info.get("error") else ""
     console.print(f"Status: [bold]{status}[/]{reason}")

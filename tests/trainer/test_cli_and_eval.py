@@ -45,12 +45,14 @@ def test_train_eval_runs(tmp_path: Path) -> None:
         assert result.exit_code == 0, result.output
         assert "Training summary" in result.output and "Status: completed" in result.output
         assert "Reward:" in result.output and "Usage" in result.output
+        assert "Validation score of the kept policies:" in result.output
         run = tmp_path / "runs" / "cli"
         assert json.loads((run / "run.json").read_text())["completed_iterations"] == 2
         assert (tmp_path / "ck" / "cli" / "answerer.txt").exists()
 
         result = runner.invoke(app, ["eval", str(run), "--split", "test"])
         assert result.exit_code == 0, result.output
+        assert "initial (checkpoint 0)" in result.output and "95% interval" in result.output
         saved = json.loads((run / "evals" / "test_iter_0002.json").read_text())
         assert saved["split"] == "test" and saved["num_episodes"] >= 1
         assert saved["usage_by_role"]["actor"]["calls"] == 2 * saved["num_episodes"]
