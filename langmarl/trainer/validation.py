@@ -67,6 +67,11 @@ class Validator:
         size: Tasks in the batch (``validation_size``).
         workers: Episodes played at once.
         rescore: Score the incumbent again every iteration (``rescore_incumbent``).
+
+    Attributes:
+        tasks: The validation batch (set by :meth:`open`).
+        batch: Its hash (part of every cache key).
+        on_scored: Called once per team scored (cached or played), for progress display.
     """
 
     def __init__(
@@ -88,8 +93,8 @@ class Validator:
         self.on_scored: Callable[[], None] = lambda: None
 
     def open(self, env: BaseEnvironment, seed: int) -> None:
-        """Draw the run's batch (fixed by ``seed``) and load the scores and decisions
-        recorded by earlier attempts."""
+        """Draw the run's batch (fixed by ``seed``), record it in ``validation.json`` and
+        load the scores earlier attempts recorded."""
         rng = random.Random(f"{seed}:validation")
         self.tasks = env.sample_tasks(self.size, split="train", rng=rng)
         self.batch = digest(self.tasks)
@@ -219,7 +224,7 @@ class Validator:
         """Decisions for the scored candidates, and the accepted one (position in
         ``fresh``, update) if any."""
         winner = pick_winner(scores)
-        incumbent = best or TeamScore(error="not scored")
+        incumbent = best if best is not None else TeamScore(error="not scored")
         accepted: tuple[int, PolicyUpdate] | None = None
         decisions = []
         for position, ((index, update), scored) in enumerate(zip(fresh, scores, strict=True)):
