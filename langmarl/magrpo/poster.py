@@ -18,6 +18,10 @@ Each score is 1 inside its word band and falls linearly outside it (see :func:`b
 so partial progress is rewarded; the last term is the team's and pays only when the key word
 is one word found in the tagline (case and a plural/possessive ``s`` ignored). Words are runs
 of letters/digits (``Sea.`` and ``"Sea"`` are one word); an empty answer scores 0.
+
+A tagline that echoes the instruction (any of :data:`ECHO_WORDS`) scores 0 and shares no
+word: without this rule the agents learned the degenerate convention "<Topic>'s Key Word"
+within 30 steps (measured), a tagline in form only.
 """
 
 from __future__ import annotations
@@ -35,6 +39,9 @@ LABEL_BAND = (1, 1, 6)
 """Key word: exactly one word; the score reaches 0 at 1 + 6 words."""
 TAGLINE_BAND = (3, 6, 8)
 """Tagline: three to six words; the score reaches 0 at 6 + 8 words."""
+
+ECHO_WORDS = frozenset({"key", "keyword", "word", "words", "tagline", "poster"})
+"""Words of the instruction; a tagline containing one is an echo, not a tagline."""
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['’-][A-Za-z0-9]+)*")
 
@@ -71,11 +78,19 @@ def shares_key_word(label: str, tagline: str) -> bool:
     return _stem(words[0]) in {_stem(word) for word in _WORD.findall(tagline)}
 
 
+def echoes_instruction(tagline: str) -> bool:
+    """True when the tagline contains a word of the instruction (:data:`ECHO_WORDS`)."""
+    return any(word.lower() in ECHO_WORDS for word in _WORD.findall(tagline))
+
+
 def poster_scores(label: str, tagline: str) -> dict[str, float]:
     """The parts of the reward of one (key word, tagline) pair and the reward itself."""
     label_score = band_score(word_count(label), *LABEL_BAND)
-    tagline_score = band_score(word_count(tagline), *TAGLINE_BAND)
-    shared = float(shares_key_word(label, tagline))
+    if echoes_instruction(tagline):
+        tagline_score, shared = 0.0, 0.0
+    else:
+        tagline_score = band_score(word_count(tagline), *TAGLINE_BAND)
+        shared = float(shares_key_word(label, tagline))
     reward = 0.35 * label_score + 0.35 * tagline_score + 0.3 * shared
     return {"key_word": label_score, "tagline": tagline_score, "shared": shared, "reward": reward}
 

@@ -75,3 +75,10 @@ def test_task_reads_a_topic_file_and_names_a_missing_one(tmp_path):
     assert [e["prompt"] for e in task.train_dataset] == ["bridges", "castles"]
     with pytest.raises(ConfigError, match="one topic per line"):
         get_task("poster", dataset_path=str(tmp_path / "missing.txt"))
+
+
+def test_a_tagline_that_echoes_the_instruction_earns_nothing():
+    echo = poster_scores("Coffee", "Coffee's Key Word")
+    assert echo == {"key_word": 1.0, "tagline": 0.0, "shared": 0.0, "reward": 0.35}
+    assert poster_scores("Coffee", "A poster about coffee")["tagline"] == 0.0
+    assert poster_scores("Coffee", "Coffee wakes the world")["reward"] == 1.0  # "world" is fine
