@@ -178,7 +178,7 @@ def comparison_table(result: dict[str, Any]) -> Any:
     interval."""
     from rich.table import Table
 
-    from langmarl.trainer.intervals import ScoreInterval
+    from langmarl.core.intervals import ScoreInterval
 
     initial, final = result["initial"], result["final"]
     table = Table(title=f"Held-out score · {result['run_id']} · {result['split']}")

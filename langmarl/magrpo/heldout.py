@@ -16,9 +16,9 @@ from pydantic import BaseModel, ConfigDict
 
 from langmarl.core.errors import ConfigError
 from langmarl.core.files import atomic_write_json
+from langmarl.core.intervals import ScoreInterval, score_interval
 from langmarl.magrpo.returns import propagate_returns
 from langmarl.magrpo.rollout import grow_trees
-from langmarl.trainer.intervals import ScoreInterval, score_interval
 
 if TYPE_CHECKING:
     from langmarl.magrpo.base import WeightSpaceTrainer

@@ -2,7 +2,7 @@
 
 :func:`compare_run` is what ``langmarl eval RUN`` reports: the starting policies and the
 final ones (the newest checkpoint: with validated updates, the best so far) on the same
-held-out tasks, each with n and a 95% interval (:mod:`langmarl.trainer.intervals`).
+held-out tasks, each with n and a 95% interval (:mod:`langmarl.core.intervals`).
 :func:`evaluate_run` evaluates one checkpoint.
 
 Decisions:
@@ -26,12 +26,12 @@ from typing import Any
 from langmarl.config.loading import CONFIG_KINDS
 from langmarl.core.base import BaseEnvironment
 from langmarl.core.errors import ConfigError, LLMError
+from langmarl.core.intervals import score_interval
 from langmarl.core.records import Policies, Trajectory
 from langmarl.envs.registry import make_env
 from langmarl.llm.client import LLMClient, run_sync
 from langmarl.llm.tracker import UsageLedger
 from langmarl.store import LocalStore, PolicyCheckpoint
-from langmarl.trainer.intervals import score_interval
 
 
 async def run_episodes(
@@ -147,7 +147,7 @@ def evaluate_run(
 
     Returns:
         ``split``, ``iteration``, ``num_episodes``, ``avg_reward``, ``interval`` (95%, see
-        :class:`~langmarl.trainer.intervals.ScoreInterval`), ``failed_episodes``,
+        :class:`~langmarl.core.intervals.ScoreInterval`), ``failed_episodes``,
         ``rewards``, ``task_ids`` and ``usage_by_role``.
 
     Raises:

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from langmarl.trainer.intervals import (
+from langmarl.core.intervals import (
     Z_95,
     ScoreInterval,
     interval_method,

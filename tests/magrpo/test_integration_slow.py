@@ -82,3 +82,43 @@ def test_iac_step_on_smollm2(tmp_path):
     metrics = trainer.training_step(task.train_dataset)
     assert metrics["nodes"] == 2
     assert torch.isfinite(torch.tensor(metrics["critic-0/value_loss"]))
+
+
+def test_cli_trains_the_poster_task_and_reports_heldout_before_and_after(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from langmarl.cli import build_app
+
+    run_dir = tmp_path / "poster"
+    settings = {
+        "task.num_eval": "3",
+        "trainer.output_dir": str(run_dir),
+        "trainer.max_steps": "1",
+        "trainer.num_generations": "2",
+        "trainer.max_new_tokens": "6",
+        "trainer.per_device_train_batch_size": "1",
+        "trainer.num_threads": "1",
+    }
+    overrides = [arg for key, value in settings.items() for arg in ("--set", f"{key}={value}")]
+    args = ["magrpo", "train", "configs/magrpo/poster.json", *overrides]
+    result = CliRunner().invoke(build_app(), args)
+    assert result.exit_code == 0, result.output
+    assert "Held-out reward: " in result.output.splitlines()[-1] + result.output
+    report = json.loads((run_dir / "heldout.json").read_text(encoding="utf-8"))
+    assert report["before"]["interval"]["n"] == report["after"]["interval"]["n"] == 3
+    assert report["after"]["label"] == "step 1"
+    assert (run_dir / "curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (run_dir / "checkpoints" / "step-000001" / "agent-1").is_dir()
+
+    again = CliRunner().invoke(build_app(), args)  # the same output_dir: refused, nothing lost
+    assert again.exit_code != 0
+    assert "--resume latest" in str(again.exception) + again.output
+
+    result = CliRunner().invoke(build_app(), ["magrpo", "eval", str(run_dir), "-n", "2"])
+    assert result.exit_code == 0, result.output
+    report = json.loads((run_dir / "heldout.json").read_text(encoding="utf-8"))
+    assert report["before"]["interval"]["n"] == 2
+    assert report["before"]["returns"] == report["before"]["returns"][:2]
+    assert "Held-out reward: " in result.output
