@@ -45,5 +45,5 @@ def test_a_new_run_never_lands_on_an_old_one(tmp_path):
     moved = tmp_path / "moved"
     (tmp_path / "run").rename(moved)
     assert load_run_dir(moved).trainer_config().output_dir == str(moved)
-    with pytest.raises(ConfigError, match="run_config.json"):
+    with pytest.raises(ConfigError, match=r"run_config\.json"):
         load_run_dir(tmp_path)
