@@ -121,17 +121,47 @@ def run_seed(args: argparse.Namespace, seed: int, kind: str) -> dict[str, Any]:
     document = json.loads((out / CURVES_FILE).read_text(encoding="utf-8"))
     curve = document["curve"]
     summary = first_last_means(curve, args.k, KEYS)
-    statuses: dict[str, dict[str, int]] = {}
-    last_start = len(curve) - args.k
-    for row in document["episodes"]:
-        half = "first" if row["step"] < args.k else "last" if row["step"] >= last_start else ""
-        if half:
-            counts = statuses.setdefault(half, {})
-            counts[row["plan_status"]] = counts.get(row["plan_status"], 0) + 1
     last_plans = [row["plan"] for row in document["episodes"][-6:] if "plan" in row]
     return {"kind": kind, "seed": seed, "run_dir": str(out), "wall_seconds": round(wall, 1),
-            "load_average_1min": load.samples, "summary": summary, "plan_status": statuses,
+            "load_average_1min": load.samples, "summary": summary,
             "last_plans": last_plans, "curve": curve}  # fmt: skip
+
+
+def plan_analysis(result: dict[str, Any], config: dict[str, Any], k: int) -> dict[str, Any]:
+    """Per window (first/last ``k`` steps): how the plans relate to the tasks' own parts.
+
+    ``copied``: share of the task's questions that appear verbatim as a sub-task;
+    ``exact``: plans whose sub-tasks are exactly the task's questions, in order;
+    ``extra``: sub-agents beyond the task's part count (spurious parallelism);
+    ``parts``: the tasks' mean part count (the task mix differs between windows).
+    """
+    from langmarl.envs.parallel.plan import parse_plan
+    from langmarl.envs.parallel.tasks import load_task_set
+
+    env = config["env"]
+    tasks = load_task_set(env.get("task_set", "arithmetic"), env.get("num_tasks", 32),
+                          seed=env.get("seed", 0))  # fmt: skip
+    by_id = {task.task_id: task for task in tasks}
+    cap, fallback = env.get("max_subagents", 8), env.get("plan_fallback", "parts")
+    episodes = json.loads((Path(result["run_dir"]) / CURVES_FILE).read_text())["episodes"]
+    last_start = max(row["step"] for row in episodes) + 1 - k
+    windows: dict[str, Any] = {}
+    for name, keep in (("first", lambda s: s < k), ("last", lambda s: s >= last_start)):
+        rows = [row for row in episodes if keep(row["step"])]
+        stats = {"episodes": len(rows), "parts": 0.0, "copied": 0.0, "exact": 0, "extra": 0.0}
+        statuses: dict[str, int] = {}
+        for row in rows:
+            task = by_id[row["task_id"]]
+            questions = [part.question for part in task.parts]
+            subtasks = parse_plan(row["plan"], task.prompt, fallback).subtasks[:cap]
+            stats["parts"] += len(questions) / len(rows)
+            stats["copied"] += sum(q in subtasks for q in questions) / len(questions) / len(rows)
+            stats["exact"] += subtasks == questions
+            stats["extra"] += max(0, len(subtasks) - len(questions)) / len(rows)
+            statuses[row["plan_status"]] = statuses.get(row["plan_status"], 0) + 1
+        windows[name] = {key: round(v, 3) if isinstance(v, float) else v
+                         for key, v in stats.items()} | {"plan_status": statuses}  # fmt: skip
+    return windows
 
 
 def print_summary(result: dict[str, Any], k: int) -> None:
@@ -142,7 +172,8 @@ def print_summary(result: dict[str, Any], k: int) -> None:
     print(f"  {'':16} {'first ' + str(k):>9} {'last ' + str(k):>9} {'change':>8}")
     for key, value in result["summary"].items():
         print(f"  {key:16} {value['first']:9.3f} {value['last']:9.3f} {value['change']:+8.3f}")
-    print(f"  plan status: {result['plan_status']}")
+    for window, stats in result["plans"].items():
+        print(f"  plans, {window} {k}: {stats}")
 
 
 COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:red")
@@ -211,6 +242,7 @@ def main() -> None:
             results.append(run_seed(args, seed, kind))
     for result in results:
         result["summary"] = first_last_means(result["curve"], args.k, KEYS)
+        result["plans"] = plan_analysis(result, config, args.k)
         print_summary(result, args.k)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     document = {"config": str(args.config.relative_to(ROOT)), "config_data": config,
