@@ -13,7 +13,7 @@ from typing import Any
 
 from langmarl.parl.curves import CURVES_FILE
 from langmarl.plots.files import RunFiles
-from langmarl.plots.series import Panel, RunKind, RunPlot, column
+from langmarl.plots.series import Panel, RunKind, RunPlot, column, smoothed
 
 
 def detect(run_dir: Path) -> bool:
@@ -23,9 +23,10 @@ def detect(run_dir: Path) -> bool:
 
 
 def reward_panel(curve: list[dict[str, Any]], xlabel: str) -> Panel:
-    """The PARL reward, its task term ``r_perf``, accuracy, and the annealed ``λ1``."""
+    """The PARL reward (with a running mean once there are enough points), its task term
+    ``r_perf``, accuracy, and the annealed ``λ1``."""
     series = [
-        column(curve, "total_reward", "step", "total reward"),
+        *smoothed(column(curve, "total_reward", "step", "total reward"), f"{xlabel}s"),
         column(curve, "r_perf", "step", "r_perf (task outcome)"),
         column(curve, "accuracy", "step", "accuracy", "dashed"),
         column(curve, "lambda1", "step", "λ1 (weight of r_parallel)", "dashed"),

@@ -173,3 +173,13 @@ def smoothing_window(n: int) -> int:
     """The running-mean window for ``n`` points: a tenth of them, between 2 and 25
     (1, i.e. no smoothing, below 4 points)."""
     return 1 if n < 4 else min(25, max(2, n // 10))
+
+
+def smoothed(raw: Series, unit: str = "steps") -> list[Series]:
+    """``raw`` drawn faint under its running mean, when it has enough points to need one
+    (see :func:`smoothing_window`); else ``[raw]`` unchanged."""
+    window = smoothing_window(len(raw.y))
+    if window == 1:
+        return [raw]
+    smooth = Series(f"running mean ({window} {unit})", raw.x, running_mean(raw.y, window))
+    return [Series(raw.label, raw.x, raw.y, "faint", raw.group), smooth]

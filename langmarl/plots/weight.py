@@ -27,8 +27,7 @@ from langmarl.plots.series import (
     Series,
     column,
     number,
-    running_mean,
-    smoothing_window,
+    smoothed,
     suffix_columns,
 )
 
@@ -58,15 +57,6 @@ def detect(run_dir: Path) -> bool:
     return (run_dir / METRICS_FILE).is_file() or _algorithm(run_dir) is not None
 
 
-def reward_series(raw: Series) -> list[Series]:
-    """The raw per-step reward, faint under its running mean when there are enough points."""
-    window = smoothing_window(len(raw.y))
-    if window == 1:
-        return [raw]
-    smooth = Series(f"running mean ({window} steps)", raw.x, running_mean(raw.y, window))
-    return [Series(raw.label, raw.x, raw.y, "faint"), smooth]
-
-
 def heldout_series(report: Any, last_step: float) -> Series:
     """``before``/``after`` mean returns of a held-out report at step 0 / ``last_step``."""
     xs, ys = [], []
@@ -93,7 +83,7 @@ def reward_panel(
         turns = 1 if all(math.isclose(a, b) for a, b in pairs) else 2
     if turns > 1:
         reward = Series("reward (turn 1)", reward.x, reward.y)
-    series = [*reward_series(reward), *([returns] if turns > 1 else [])]
+    series = [*smoothed(reward), *([returns] if turns > 1 else [])]
     series.append(column(evals, "eval_return", "step", "eval return", "markers"))
     return Panel("Reward per step", "reward", series, "step")
 
