@@ -176,10 +176,12 @@ def smoothing_window(n: int) -> int:
 
 
 def smoothed(raw: Series, unit: str = "steps") -> list[Series]:
-    """``raw`` drawn faint under its running mean, when it has enough points to need one
-    (see :func:`smoothing_window`); else ``[raw]`` unchanged."""
+    """``raw`` drawn faint under its running mean (in the same colour), when it has enough
+    points to need one (see :func:`smoothing_window`); else ``[raw]`` unchanged."""
     window = smoothing_window(len(raw.y))
     if window == 1:
         return [raw]
-    smooth = Series(f"running mean ({window} {unit})", raw.x, running_mean(raw.y, window))
-    return [Series(raw.label, raw.x, raw.y, "faint", raw.group), smooth]
+    group = raw.group or raw.label  # one colour: the faint values and their mean
+    mean = running_mean(raw.y, window)
+    smooth = Series(f"running mean ({window} {unit})", raw.x, mean, "line", group)
+    return [Series(raw.label, raw.x, raw.y, "faint", group), smooth]

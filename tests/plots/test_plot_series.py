@@ -34,6 +34,8 @@ def test_smoothed_draws_the_raw_series_faint_under_its_mean() -> None:
     faint, mean = smoothed(raw, "iterations")
     assert faint.style == "faint" and faint.y == raw.y and faint.group == "g"
     assert mean.label == "running mean (2 iterations)" and mean.y == [0.0, 0.5, 0.5, 0.5]
+    assert mean.style == "line" and mean.group == "g"
+    assert {s.group for s in smoothed(Series("reward", [1, 2, 3, 4], [0.0] * 4))} == {"reward"}
     assert smoothed(Series("r", [1, 2], [0.0, 1.0])) == [Series("r", [1, 2], [0.0, 1.0])]
 
 
