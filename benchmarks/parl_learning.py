@@ -223,7 +223,10 @@ def recorded_runs(path: Path, config: dict[str, Any]) -> dict[tuple[str, int], d
     if document.get("config_data") != config:
         print(f"{path} was made with another config: not reusing it", flush=True)
         return {}
+    # summaries and plan analyses are recomputed; "plan_status" came from an earlier version
     runs = [{"kind": "trained", **run} for run in document["runs"]]
+    for run in runs:
+        run.pop("plan_status", None)
     return {(run["kind"], run["seed"]): run for run in runs}
 
 
