@@ -65,7 +65,7 @@ def train(
             task=run.task.name, before=heldout_scores(trainer, _heldout(trainer), "untrained")
         )
         report.write(args.output_dir)
-        console.print(report.headline())
+        _print_headline(report, bold=False)
     _train_with_progress(trainer)
     if report is not None:
         report.after = heldout_scores(trainer, _heldout(trainer), f"step {trainer.step}")
@@ -79,7 +79,7 @@ def train(
     if plot:
         _plot(args.output_dir)
     if report is not None:
-        console.print(f"[bold]{report.headline()}[/]")
+        _print_headline(report)
 
 
 def evaluate(
@@ -105,7 +105,7 @@ def evaluate(
     path = report.write(run_dir)
     _print_samples(report)
     console.print(f"report: {path}")
-    console.print(f"[bold]{report.headline()}[/]")
+    _print_headline(report)
 
 
 def _heldout(trainer: WeightSpaceTrainer) -> list[dict[str, Any]]:
@@ -138,6 +138,12 @@ def _train_with_progress(trainer: WeightSpaceTrainer) -> None:
         trainer.train()
 
 
+def _print_headline(report: HeldoutReport, bold: bool = True) -> None:
+    """One unwrapped line, whatever the terminal width (scripts grep for it)."""
+    style = "bold" if bold else None
+    console.print(report.headline(), style=style, soft_wrap=True, markup=False, highlight=False)
+
+
 def _print_samples(report: HeldoutReport, count: int = 3) -> None:
     if report.after is None:
         return
@@ -145,8 +151,9 @@ def _print_samples(report: HeldoutReport, count: int = 3) -> None:
     pairs = zip(report.before.samples[:count], report.after.samples[:count], strict=False)
     for before, after in pairs:
         console.print(f"  [bold]{before['prompt']}[/]", highlight=False)
-        console.print(f"    before: {before['completions']} → {before['return']:.2f}", markup=False)
-        console.print(f"    after:  {after['completions']} → {after['return']:.2f}", markup=False)
+        for name, sample in (("before:", before), ("after:", after)):
+            text = f"    {name:<7} {sample['completions']} → {sample['return']:.2f}"
+            console.print(text, markup=False, soft_wrap=True)
 
 
 def _plot(run_dir: str) -> None:

@@ -105,7 +105,9 @@ def test_cli_trains_the_poster_task_and_reports_heldout_before_and_after(tmp_pat
     args = ["magrpo", "train", "configs/magrpo/poster.json", *overrides]
     result = CliRunner().invoke(build_app(), args)
     assert result.exit_code == 0, result.output
-    assert "Held-out reward: " in result.output.splitlines()[-1] + result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert lines[-1].startswith("Held-out reward: ")  # one unwrapped closing line
+    assert "(n=3 poster examples, greedy; 95% CI" in lines[-1]
     report = json.loads((run_dir / "heldout.json").read_text(encoding="utf-8"))
     assert report["before"]["interval"]["n"] == report["after"]["interval"]["n"] == 3
     assert report["after"]["label"] == "step 1"
