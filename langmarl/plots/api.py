@@ -55,12 +55,19 @@ def resolve_run(run: str | Path, runs_dir: str | Path | None = None) -> Path:
         if "/" not in name and (parent / name).is_dir():
             return parent / name
     found = sorted(p.name for parent in parents if parent.is_dir() for p in parent.iterdir())
-    listing = ", ".join(found[:20]) + (" …" if len(found) > 20 else "") if found else "none"
+    listing = _listing(found, 20, "none")
     where = " or ".join(f"{p}/" for p in parents)
     raise ConfigError(
         f"No run {name!r}: not a directory, nor a run id in {where} (runs there: "
         f"{listing}). Pass a run directory, or --dir with the directory holding the run."
     )
+
+
+def _listing(names: list[str], limit: int, empty: str) -> str:
+    """``a, b, c …`` (at most ``limit`` names), or ``empty``."""
+    if not names:
+        return empty
+    return ", ".join(names[:limit]) + (" …" if len(names) > limit else "")
 
 
 def detect_kind(run_dir: str | Path) -> RunKind:
@@ -77,7 +84,7 @@ def detect_kind(run_dir: str | Path) -> RunKind:
         if kind.detect(path):
             return kind
     names = sorted(p.name + ("/" if p.is_dir() else "") for p in path.iterdir())
-    held = ", ".join(names[:15]) + (" …" if len(names) > 15 else "") if names else "nothing"
+    held = _listing(names, 15, "nothing")
     expected = "\n".join(f"  {kind.name}: {kind.expected}" for kind in KINDS)
     raise ConfigError(
         f"{path} is not a run directory langmarl can plot (it holds: {held}). "
