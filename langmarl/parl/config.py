@@ -51,6 +51,9 @@ class ParallelTasksConfig(BaseConfig):
     """Iterations over which λ1, λ2 anneal (``None``: ``num_iterations``, at least 1)."""
     episode_generation_workers: int = Field(default=4, ge=1)
     """Concurrent episodes during trajectory generation."""
+    rescore_incumbent: bool = True
+    """Score the current policy on the validation batch again every iteration: λ anneals,
+    so a score from an earlier iteration was measured with another reward."""
 
     def env_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for ``ParallelTasksEnv`` (tasks and episode settings)."""
