@@ -103,6 +103,11 @@ CONTROL_LR = 1e-12
 """The untrained control's learning rate: AdamW moves each weight by about this much."""
 
 
+def display_path(path: Path) -> str:
+    """``path`` relative to the repository when it lies inside it (no machine paths in docs)."""
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
 def run_seed(args: argparse.Namespace, seed: int, kind: str) -> dict[str, Any]:
     out = args.runs / (f"seed{seed}" if kind == "trained" else f"untrained_seed{seed}")
     langmarl = str(Path(sys.executable).parent / "langmarl")
@@ -122,7 +127,8 @@ def run_seed(args: argparse.Namespace, seed: int, kind: str) -> dict[str, Any]:
     curve = document["curve"]
     summary = first_last_means(curve, args.k, KEYS)
     last_plans = [row["plan"] for row in document["episodes"][-6:] if "plan" in row]
-    return {"kind": kind, "seed": seed, "run_dir": str(out), "wall_seconds": round(wall, 1),
+    return {"kind": kind, "seed": seed, "run_dir": display_path(out),
+            "wall_seconds": round(wall, 1),
             "load_average_1min": load.samples, "summary": summary,
             "last_plans": last_plans, "curve": curve}  # fmt: skip
 
@@ -143,7 +149,7 @@ def plan_analysis(result: dict[str, Any], config: dict[str, Any], k: int) -> dic
                           seed=env.get("seed", 0))  # fmt: skip
     by_id = {task.task_id: task for task in tasks}
     cap, fallback = env.get("max_subagents", 8), env.get("plan_fallback", "parts")
-    episodes = json.loads((Path(result["run_dir"]) / CURVES_FILE).read_text())["episodes"]
+    episodes = json.loads((ROOT / result["run_dir"] / CURVES_FILE).read_text())["episodes"]
     last_start = max(row["step"] for row in episodes) + 1 - k
     windows: dict[str, Any] = {}
     for name, keep in (("first", lambda s: s < k), ("last", lambda s: s >= last_start)):
