@@ -57,9 +57,11 @@ def _progress_callback(progress: Progress, total_iterations: int) -> Any:
         def on_iteration_end(
             self, iteration: int, stats: dict[str, Any], trainer: MonteCarloTrainer
         ) -> None:
+            failed = stats.get("failed_episodes", 0)
+            failures = f", [red]{failed} failed[/]" if failed else ""
             progress.console.print(
                 f"iteration {iteration}: avg reward [bold]{stats['avg_reward']:.3f}[/] "
-                f"({stats['num_episodes']} episodes, {stats['llm_calls']} LLM calls, "
+                f"({stats['num_episodes']} episodes{failures}, {stats['llm_calls']} LLM calls, "
                 f"{stats['total_tokens']:,} tokens, {stats['duration_s']:.0f}s)"
             )
 
@@ -129,6 +131,7 @@ def train(
 
     from langmarl.api import build_trainer
     from langmarl.config.loading import load_config
+    from langmarl.core.errors import RunFailedError
     from langmarl.trainer.callbacks import CheckpointCallback, LoggingCallback
 
     resolved = load_config(config, parse_overrides(set_))
@@ -144,8 +147,13 @@ def train(
         ]
         trainer = build_trainer(resolved, run_id=run_id, callbacks=callbacks)
         console.print(f"Run [bold]{trainer.run_id}[/] in {trainer.store.run_dir(trainer.run_id)}")
-        metrics = trainer.train()
+        try:
+            metrics, failure = trainer.train(), None
+        except RunFailedError as exc:  # the run is left resumable: report it, then fail
+            metrics, failure = trainer.store.load_metrics(trainer.run_id), exc
     _report(trainer, metrics)
+    if failure is not None:
+        raise failure
 
 
 def _report(trainer: MonteCarloTrainer, metrics: list[dict[str, Any]]) -> None:

@@ -42,11 +42,16 @@ class BaseConfig(BaseModel):
     paradigm: Paradigm = "central_credit"
     """``central_credit``: the critic assigns credit per agent; ``central_global``: one shared
     evaluation and gradient for the whole team."""
-    num_iterations: int = Field(default=5, ge=0)
+    num_iterations: int = Field(default=5, ge=0, le=100_000)
     """Number of training iterations."""
-    trajectories_per_iteration: int = Field(default=10, ge=1)
+    trajectories_per_iteration: int = Field(default=10, ge=1, le=100_000)
     """Episodes collected per iteration."""
-    mini_batch_size: int | None = Field(default=None, ge=1)
+    max_failure_rate: float = Field(default=0.5, ge=0.0, le=1.0)
+    """Largest share of an iteration's episodes (or of its critic evaluations) that may fail
+    for good (LLM errors after retries) before the run stops with status ``failed`` and a
+    non-zero exit; the failing iteration is not checkpointed, so training again resumes it.
+    An iteration in which every episode failed always stops the run."""
+    mini_batch_size: int | None = Field(default=None, ge=1, le=100_000)
     """If set, subsample this many trajectories for gradient computation (``None``: all)."""
     start_iteration: int = Field(default=0, ge=0)
     """Iteration to start from."""
@@ -64,7 +69,7 @@ class BaseConfig(BaseModel):
     """Directory where runs are stored."""
     checkpoint_dir: str = "./ckpt_policy"
     """Directory for policy checkpoints."""
-    max_workers: int = Field(default=5, ge=1)
+    max_workers: int = Field(default=5, ge=1, le=1024)
     """Maximum concurrent episodes during trajectory generation."""
     log_level: LogLevel = "INFO"
     """Logging level."""

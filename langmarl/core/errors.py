@@ -79,3 +79,25 @@ class EnvError(LangmarlError):
 
 class SandboxError(LangmarlError):
     """Sandboxed code could not be run (not: the code failed; that is a result)."""
+
+
+class RunFileError(LangmarlError):
+    """A file of a run cannot be read (corrupt JSON, not UTF-8, missing or empty when it
+    must not be); the message names the file and how to recover."""
+
+    def __init__(self, path: object, problem: str, fix: str) -> None:
+        super().__init__(f"{path}: {problem}. {fix}")
+        self.path = path
+
+
+class StorageError(LangmarlError):
+    """A run's files cannot be written (disk full, read-only file system, no permission)."""
+
+
+class RunLockedError(LangmarlError):
+    """Another live process holds the run (a second ``train``/``--resume`` of one run)."""
+
+
+class RunFailedError(LangmarlError):
+    """A run stopped because it could not make progress (e.g. every LLM call failed); the
+    run is left resumable."""

@@ -1,27 +1,89 @@
-"""Crash-safe file writes: a reader sees the old content or the new, never a torn file."""
+"""Crash-safe file writes: a reader sees the old content or the new, never a torn file.
+
+A write that the system refuses (disk full, read-only file system, no permission) raises
+:class:`StorageError` naming the file and the fix; a file that cannot be read back (corrupt
+JSON, not UTF-8) raises :class:`RunFileError` naming the file, the place and the fix.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
+
+from langmarl.core.errors import RunFileError, StorageError
+
+_WRITE_PROBLEMS = {
+    errno.ENOSPC: "no space left on the device; free some space",
+    errno.EDQUOT: "the disk quota is exhausted; free some space",
+    errno.EROFS: "the file system is read-only; use a writable directory",
+    errno.EACCES: "permission denied; make the directory writable",
+    errno.EPERM: "operation not permitted; make the directory writable",
+}
+_READ_FIX = "Restore or delete the file (see the README's reliability section)."
+
+
+@contextlib.contextmanager
+def storage_errors(path: Path) -> Iterator[None]:
+    """Turn the ``OSError`` of a refused write to ``path`` into a :class:`StorageError`."""
+    try:
+        yield
+    except OSError as exc:
+        problem = _WRITE_PROBLEMS.get(exc.errno or 0)
+        if problem is None:
+            raise
+        raise StorageError(
+            f"cannot write {path}: {problem}, then run the same command again "
+            "(what was written before is intact)"
+        ) from exc
+
+
+def read_text_file(path: Path, fix: str = _READ_FIX) -> str:
+    """The UTF-8 text of ``path``.
+
+    Raises:
+        RunFileError: if the file is not UTF-8 (``fix`` says what to do).
+    """
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise RunFileError(path, f"not UTF-8 text (byte {exc.start})", fix) from None
+
+
+def load_json_file(path: Path, fix: str = _READ_FIX) -> Any:
+    """The JSON value in ``path``.
+
+    Raises:
+        RunFileError: if the file is not UTF-8 or not valid JSON (e.g. cut short).
+    """
+    text = read_text_file(path, fix)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno}, column {exc.colno}"
+        problem = "empty" if not text.strip() else f"not valid JSON ({exc.msg} at {where})"
+        raise RunFileError(path, problem, fix) from None
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` via a temp file in the same directory, fsync and rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with storage_errors(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -38,13 +100,14 @@ def append_jsonl(path: Path, record: Any) -> None:
     """Append one JSON line and fsync. A crash can only lose or truncate the last line:
     :func:`read_jsonl` skips it, and the next append first cuts it off, so a torn line
     never ends up in the middle of the file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8")
-    with open(path, "a+b") as handle:
-        _drop_torn_tail(handle)
-        handle.write(line)
-        handle.flush()
-        os.fsync(handle.fileno())
+    with storage_errors(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a+b") as handle:
+            _drop_torn_tail(handle)
+            handle.write(line)
+            handle.flush()
+            os.fsync(handle.fileno())
 
 
 def _drop_torn_tail(handle: BinaryIO, chunk: int = 4096) -> None:
@@ -68,18 +131,23 @@ def _drop_torn_tail(handle: BinaryIO, chunk: int = 4096) -> None:
 
 
 def read_jsonl(path: Path) -> list[Any]:
-    """Read a JSONL file, skipping a torn last line left by a crash."""
+    """Read a JSONL file, skipping a torn last line left by a crash.
+
+    Raises:
+        RunFileError: for a corrupt line before the last one, or a file that is not UTF-8.
+    """
     if not path.exists():
         return []
     records = []
-    lines = path.read_text(encoding="utf-8").splitlines()
+    lines = read_text_file(path).splitlines()
     for number, line in enumerate(lines):
         if not line.strip():
             continue
         try:
             records.append(json.loads(line))
-        except json.JSONDecodeError:
+        except json.JSONDecodeError as exc:
             if number == len(lines) - 1:
                 break
-            raise
+            fix = "Delete that line (every other line is kept) and run again."
+            raise RunFileError(path, f"line {number + 1} is not JSON ({exc.msg})", fix) from None
     return records

@@ -39,7 +39,7 @@ class LLMConfig(BaseModel):
     """False for servers that accept any key (Ollama, vLLM, ``langmarl serve`` without a key)."""
     is_multimodal: bool = False
     """Whether the model accepts image inputs."""
-    max_tokens: int = Field(default=4096, gt=0)
+    max_tokens: int = Field(default=4096, gt=0, le=1_000_000)
     """Maximum tokens per response."""
     temperature: float | None = Field(default=None, ge=0.0, le=2.0)
     """Sampling temperature; ``None`` leaves the provider's default (0.7 for the local model)."""

@@ -29,6 +29,7 @@ Layout of one run (``<base_dir>/<run_id>/``)::
                                   scored once; failed scorings are not recorded)
     evals/<split>_iter_NNNN.json  held-out evaluations (``langmarl eval``)
     evals/<split>_compare.json    initial vs final (best) policies with 95% intervals
+    .lock                         held (flock) by the process training the run
     logs/run.log                  human-readable log
     logs/events.jsonl             structured events (iteration start/end, episodes, errors)
 
@@ -45,8 +46,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 from langmarl.core.errors import ConfigError
-from langmarl.core.files import append_jsonl, atomic_write_text, read_jsonl
+from langmarl.core.files import (
+    append_jsonl,
+    atomic_write_text,
+    load_json_file,
+    read_jsonl,
+    read_text_file,
+)
 from langmarl.core.secrets import Redactor
+from langmarl.store.lock import RunLock
 
 RunStatus = Literal["running", "completed", "failed", "stopped"]
 RUN_FILE = "run.json"
@@ -63,6 +71,29 @@ def iter_dir(kind: str, iteration: int) -> str:
 def episode_file(kind: str, iteration: int, episode_id: int) -> str:
     """``"<kind>/iter_NNNN/ep_NNNN.json"``."""
     return f"{iter_dir(kind, iteration)}/ep_{episode_id:04d}.json"
+
+
+_REGENERATED = ("trajectories/", "evaluations/", "gradients/", "candidates/", "evals/")
+
+
+def recovery_hint(relpath: str) -> str:
+    """What to do about an unreadable run file ``relpath`` so the run resumes."""
+    if relpath == RUN_FILE:
+        return (
+            f"Delete {RUN_FILE} to resume: the run's progress is rebuilt from its checkpoints "
+            "(the seed is drawn again unless the config sets one)."
+        )
+    if relpath == "config.json":
+        return "Delete it: it is written again from the config you train with."
+    if relpath.startswith("policies/"):
+        folder = relpath.rsplit("/", 1)[0]
+        return (
+            f"Delete the folder {folder} to resume from the checkpoint before it "
+            "(that iteration is trained again)."
+        )
+    if relpath.startswith(_REGENERATED):
+        return "Delete it: it is generated again when the run resumes."
+    return "Restore or delete it, then run again."
 
 
 def _process_start(pid: int) -> str | None:
@@ -121,8 +152,13 @@ class LocalStore:
         atomic_write_text(self.path(run_id, relpath), self.redact(text))
 
     def read_text(self, run_id: str, relpath: str, default: str | None = None) -> str | None:
+        """The file's text; ``default`` if it does not exist.
+
+        Raises:
+            RunFileError: if it is not UTF-8 (the message says how to recover).
+        """
         path = self.path(run_id, relpath)
-        return path.read_text(encoding="utf-8") if path.exists() else default
+        return read_text_file(path, recovery_hint(relpath)) if path.exists() else default
 
     def write_json(self, run_id: str, relpath: str, data: Any) -> None:
         """Write ``data`` as JSON atomically, secrets scrubbed."""
@@ -130,9 +166,13 @@ class LocalStore:
         self.write_text(run_id, relpath, text)
 
     def read_json(self, run_id: str, relpath: str, default: Any = None) -> Any:
-        """Read a JSON file; ``default`` if it does not exist."""
-        text = self.read_text(run_id, relpath)
-        return default if text is None else json.loads(text)
+        """Read a JSON file; ``default`` if it does not exist.
+
+        Raises:
+            RunFileError: if it is corrupt (the message names it and how to recover).
+        """
+        path = self.path(run_id, relpath)
+        return load_json_file(path, recovery_hint(relpath)) if path.exists() else default
 
     def append_event(self, run_id: str, relpath: str, record: dict[str, Any]) -> None:
         """Append one JSON line (secrets scrubbed)."""
@@ -155,6 +195,10 @@ class LocalStore:
         if not folder.is_dir():
             return []
         return sorted(p for p in folder.glob(pattern) if not p.name.startswith("."))
+
+    def lock(self, run_id: str) -> RunLock:
+        """The run's lock (not yet taken): hold it while training the run."""
+        return RunLock(self.run_dir(run_id))
 
     # -- run metadata -----------------------------------------------------------------------
     def remove_partial_writes(self, run_id: str) -> int:

@@ -16,7 +16,8 @@ One iteration:
    ``i + 1``. The checkpoint's manifest is written last; it is what marks the iteration done.
 
 ``train`` resumes the run in its directory from the newest checkpoint, so an iteration is
-never skipped nor counted twice, whatever moment the process was killed at.
+never skipped nor counted twice, whatever moment the process was killed at; the run's lock
+(:class:`langmarl.store.RunLock`) keeps a second process from training it at the same time.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from langmarl.store import LocalStore, PolicyCheckpoint, RunLogger, TrajectorySt
 from langmarl.textgrad.grounding import check_grounding
 from langmarl.trainer.callbacks import Callback, LoggingCallback
 from langmarl.trainer.decisions import DecisionLog, check_validation_size
+from langmarl.trainer.health import check_failures
 from langmarl.trainer.phases import PhaseRunner
 from langmarl.trainer.stats import iteration_stats
 from langmarl.trainer.validation import Validator
@@ -101,6 +103,7 @@ class MonteCarloTrainer:
             default_policies=env.default_policies(),
         )
         self.trajectories = TrajectoryStore(self.store, self.run_id)
+        self.lock = self.store.lock(self.run_id)
         self.logger = RunLogger(self.store, self.run_id, str(getattr(config, "log_level", "INFO")))
         check_grounding(str(getattr(config, "grounded_feedback", "auto")), env)
         self.validator = self._make_validator()
@@ -239,15 +242,16 @@ class MonteCarloTrainer:
     async def atrain(self, num_iterations: int | None = None) -> list[dict[str, Any]]:
         """Async :meth:`train`."""
         target = self.config.num_iterations if num_iterations is None else num_iterations
-        first = self._start(target)
-        end = int(getattr(self.config, "start_iteration", 0)) + target
-        self.stop_reason = None
-        self._emit("on_train_start", self)
-        try:
-            await self._tracked(self._iterate(first, end))
-        finally:
-            self._emit("on_train_end", self._status, self)
-        return self._sync_metrics()
+        with self.lock:
+            first = self._start(target)
+            end = int(getattr(self.config, "start_iteration", 0)) + target
+            self.stop_reason = None
+            self._emit("on_train_start", self)
+            try:
+                await self._tracked(self._iterate(first, end))
+            finally:
+                self._emit("on_train_end", self._status, self)
+            return self._sync_metrics()
 
     async def _iterate(self, first: int, end: int) -> str:
         for iteration in range(first, end):
@@ -291,6 +295,10 @@ class MonteCarloTrainer:
         return run_sync(self._atrain_one(iteration))
 
     async def _atrain_one(self, iteration: int) -> dict[str, Any]:
+        with self.lock:
+            return await self._atrain_one_locked(iteration)
+
+    async def _atrain_one_locked(self, iteration: int) -> dict[str, Any]:
         start = int(getattr(self.config, "start_iteration", 0))
         known = self.store.run_info(self.run_id) if self.store.exists(self.run_id) else {}
         target = int(known.get("target_iterations") or self.config.num_iterations)
@@ -317,10 +325,19 @@ class MonteCarloTrainer:
         self.current_policies = await phases.load()
         self._emit("on_iteration_start", iteration, self)
         trajectories = await phases.timed("generate", phases.generate(self.current_policies))
+        self._check_failures(iteration, "episodes", [t.metadata.get("error") for t in trajectories])
         evaluations, gradients = await phases.timed(
             "evaluate", phases.evaluate(self.current_policies, trajectories)
         )
+        self._check_failures(
+            iteration, "critic evaluations", [e.error for e in evaluations.values()]
+        )
         proposals = await phases.timed("update", phases.update(self.current_policies, gradients))
+        self._check_failures(
+            iteration,
+            "policy updates",
+            [u.error if u.method == "kept" else None for us in proposals.values() for u in us],
+        )
         updates = await phases.timed("validate", phases.select(self.current_policies, proposals))
         usage = UsageLedger.since(before, self.ledger.by_role())
         stats = iteration_stats(
@@ -340,6 +357,11 @@ class MonteCarloTrainer:
         self._sync_metrics()
         self._emit("on_iteration_end", iteration, stats, self)
         return stats
+
+    def _check_failures(self, iteration: int, what: str, errors: list[str | None]) -> None:
+        check_failures(
+            iteration, what, errors, float(getattr(self.config, "max_failure_rate", 0.5))
+        )
 
     # -- helpers used by the phases ---------------------------------------------------------
     async def bounded(

@@ -71,6 +71,8 @@ class PhaseRunner:
 
         async def episode(episode_id: int) -> Trajectory:
             stored = t.trajectories.load_one(self.iteration, episode_id)
+            if stored is not None and stored.metadata.get("error"):
+                stored = None  # a failed episode is tried again on resume
             if stored is not None:
                 self.reused += 1
             else:
@@ -230,7 +232,10 @@ class PhaseRunner:
         data = t.store.load_candidates(t.run_id, self.iteration)
         if not data or sorted(data) != sorted(t.agent_ids):
             return None
-        return {a: [PolicyUpdate.from_dict(u) for u in data[a]] for a in t.agent_ids}
+        stored = {a: [PolicyUpdate.from_dict(u) for u in data[a]] for a in t.agent_ids}
+        if any(u.error and u.method == "kept" for us in stored.values() for u in us):
+            return None  # a failed proposal is tried again on resume
+        return stored
 
     async def _aggregate_all(self, gradients: dict[int, list[Gradient]]) -> dict[str, str]:
         t = self.t

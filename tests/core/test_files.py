@@ -1,11 +1,14 @@
 """Crash-safe writes: atomic replace, JSONL appends that survive a torn line."""
 
+import errno
 import json
+import os
 from pathlib import Path
 
 import pytest
 
-from langmarl.core.files import append_jsonl, atomic_write_json, read_jsonl
+from langmarl.core.errors import RunFileError, StorageError
+from langmarl.core.files import append_jsonl, atomic_write_json, load_json_file, read_jsonl
 
 
 def test_atomic_write_leaves_no_temp_file(tmp_path: Path) -> None:
@@ -38,5 +41,43 @@ def test_a_file_holding_only_a_torn_line_is_emptied_first(tmp_path: Path) -> Non
 def test_a_bad_line_in_the_middle_is_an_error_not_silently_skipped(tmp_path: Path) -> None:
     path = tmp_path / "events.jsonl"
     path.write_text('{"a": 1}\nnot json\n{"b": 2}\n')
-    with pytest.raises(json.JSONDecodeError):
+    with pytest.raises(RunFileError, match=r"events\.jsonl: line 2 is not JSON"):
         read_jsonl(path)
+
+
+@pytest.mark.parametrize(
+    ("code", "says"),
+    [(errno.ENOSPC, "no space left"), (errno.EROFS, "read-only"), (errno.EACCES, "permission")],
+)
+def test_a_refused_write_names_the_file_and_keeps_the_old_content(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int, says: str
+) -> None:
+    path = tmp_path / "run.json"
+    atomic_write_json(path, {"status": "running"})
+
+    def refuse(fd: int) -> None:
+        raise OSError(code, os.strerror(code))
+
+    monkeypatch.setattr(os, "fsync", refuse)
+    with pytest.raises(StorageError, match=says) as caught:
+        atomic_write_json(path, {"status": "completed"})
+    assert str(path) in str(caught.value)
+    with pytest.raises(StorageError, match="events.jsonl"):
+        append_jsonl(tmp_path / "events.jsonl", {"a": 1})
+    assert json.loads(path.read_text()) == {"status": "running"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["events.jsonl", "run.json"]
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [(b'{"a": 1, "b"', "not valid JSON .* line 1, column"), (b"", "empty"), (b"\xff\xfe{}", "UTF-8")],
+)
+def test_an_unreadable_json_file_is_named_with_the_place(
+    tmp_path: Path, content: bytes, says: str
+) -> None:
+    path = tmp_path / "manifest.json"
+    path.write_bytes(content)
+    with pytest.raises(RunFileError, match=says) as caught:
+        load_json_file(path, "Delete it.")
+    assert str(caught.value).startswith(str(path))
+    assert str(caught.value).endswith("Delete it.")

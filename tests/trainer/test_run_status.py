@@ -1,0 +1,88 @@
+"""A run's status tells the truth: an endpoint that fails every call ends the run `failed`
+with a non-zero exit (through the CLI and a real HTTP server), and the run resumes once the
+endpoint works again."""
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from langmarl.cli import build_app
+from langmarl.core.errors import RunFailedError
+from langmarl.testing.openai_stub import OpenAIStub
+from langmarl.testing.roles import role_responder
+from langmarl.trainer.health import check_failures
+
+_reply = role_responder(
+    {
+        "critic": '{"researcher": "quote the fact", "answerer": "one word"}',
+        "rewrite": "You answer with one word after quoting the fact from the context.",
+        "gradient": "Quote the fact, then answer in one word.",
+        "aggregate": "Quote the fact, then answer in one word.",
+        "actor": "Answer: Paris",
+    }
+)
+
+
+def _config(tmp_path: Path, llm: dict[str, object]) -> Path:
+    config = tmp_path / "c.json"
+    config.write_text(
+        json.dumps(
+            {
+                "env": "language",
+                "exp_name": "down",
+                "num_iterations": 2,
+                "trajectories_per_iteration": 2,
+                "validation_size": 2,
+                "llm": llm,
+                "seed": 0,
+                "experiment_dir": str(tmp_path / "runs"),
+                "checkpoint_dir": str(tmp_path / "ck"),
+            }
+        )
+    )
+    return config
+
+
+@pytest.mark.parametrize("model", ["always-500", "always-401", "empty", "closed-port"])
+def test_a_run_whose_every_llm_call_fails_ends_failed(tmp_path: Path, model: str) -> None:
+    with OpenAIStub(responder=_reply) as stub:
+        llm = stub.llm_config(model)
+        if model == "closed-port":
+            llm = stub.llm_config("ok", base_url="http://127.0.0.1:9/v1")
+        result = CliRunner().invoke(build_app(), ["train", str(_config(tmp_path, llm))])
+    assert result.exit_code != 0, result.output
+    assert "Status: failed" in result.output
+    assert "iteration 0: 2 of 2 episodes failed" in " ".join(result.output.split())
+    run = tmp_path / "runs" / "down"
+    info = json.loads((run / "run.json").read_text())
+    assert info["status"] == "failed" and "2 of 2 episodes failed" in info["error"]
+    assert info["completed_iterations"] == 0
+    assert sorted(p.name for p in (run / "policies").iterdir()) == ["iter_0000"]
+
+
+def test_a_failed_run_resumes_its_iteration_once_the_endpoint_works(tmp_path: Path) -> None:
+    app, runner = build_app(), CliRunner()
+    with OpenAIStub(responder=_reply) as stub:
+        config = _config(tmp_path, stub.llm_config("always-500"))
+        assert runner.invoke(app, ["train", str(config)]).exit_code != 0
+        config = _config(tmp_path, stub.llm_config("ok"))
+        result = runner.invoke(app, ["train", str(config)])
+    assert result.exit_code == 0, result.output
+    assert "Status: completed" in result.output
+    run = tmp_path / "runs" / "down"
+    info = json.loads((run / "run.json").read_text())
+    assert info["status"] == "completed" and info["completed_iterations"] == 2
+    episodes = [json.loads(p.read_text()) for p in (run / "trajectories/iter_0000").glob("*.json")]
+    assert len(episodes) == 2 and not any(e["metadata"].get("error") for e in episodes)
+
+
+def test_the_failure_threshold() -> None:
+    check_failures(0, "episodes", [None, None], 0.0)
+    check_failures(0, "episodes", ["x", None], 0.5)  # one of two: at the limit, allowed
+    check_failures(0, "episodes", [], 0.0)
+    with pytest.raises(RunFailedError, match="2 of 3 episodes failed .*first error: boom"):
+        check_failures(3, "episodes", ["boom", "bang", None], 0.5)
+    with pytest.raises(RunFailedError, match="1 of 1 critic evaluations failed"):
+        check_failures(0, "critic evaluations", ["x"], 1.0)  # all failing is never allowed
