@@ -6,9 +6,9 @@ import difflib
 import re
 from typing import Any
 
-from langmarl.core.errors import ConfigError
+from langmarl.core.errors import ConfigError, RunFileError
 from langmarl.core.records import AgentId, Policies
-from langmarl.store.local import LocalStore, iter_dir
+from langmarl.store.local import LocalStore, iter_dir, recovery_hint
 
 MANIFEST = "manifest.json"
 
@@ -33,7 +33,10 @@ class PolicyCheckpoint:
     iterations (checkpoint 0, or ``start_iteration``, the starting policies).
 
     A checkpoint is complete once its ``manifest.json`` exists; it is written after every
-    policy file, so a crash mid-save leaves no half checkpoint behind.
+    policy file, so a crash mid-save leaves no half checkpoint behind. The manifest records
+    each policy's length, so a policy file deleted or emptied later is an error naming the
+    file, never an agent silently trained on an empty prompt (editing a policy by hand is
+    fine).
 
     Args:
         store: The store.
@@ -106,10 +109,20 @@ class PolicyCheckpoint:
                 return dict(self.default_policies)
         manifest = self.manifest(iteration)
         folder = iter_dir("policies", iteration)
-        return {
-            agent_id: self.store.read_text(self.run_id, f"{folder}/{name}") or ""
-            for agent_id, name in manifest["files"].items()
-        }
+        lengths = manifest.get("lengths", {})
+        policies = {}
+        for agent_id, name in manifest["files"].items():
+            relpath = f"{folder}/{name}"
+            text = self.store.read_text(self.run_id, relpath)
+            if text is None or (not text.strip() and lengths.get(agent_id, 1) > 0):
+                hint = recovery_hint(relpath)
+                raise RunFileError(
+                    self.store.path(self.run_id, relpath),
+                    f"the policy of {agent_id!r} is {'missing' if text is None else 'empty'}",
+                    f"Restore it, or {hint[0].lower()}{hint[1:]}",
+                )
+            policies[agent_id] = text
+        return policies
 
     def save_policies(
         self,
@@ -132,6 +145,7 @@ class PolicyCheckpoint:
             "iteration": iteration,
             "agent_ids": list(policies),
             "files": names,
+            "lengths": {agent_id: len(text.strip()) for agent_id, text in policies.items()},
             "stats": stats,
             "updates": updates or [],
         }

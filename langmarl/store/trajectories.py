@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from langmarl.core.records import Trajectory
 from langmarl.store.local import LocalStore, episode_file, iter_dir
 
@@ -34,9 +32,13 @@ class TrajectoryStore:
 
     def load(self, iteration: int, limit: int | None = None) -> list[Trajectory]:
         """The episodes of ``iteration`` in episode order (at most ``limit``)."""
-        files = self.store.list_files(self.run_id, iter_dir("trajectories", iteration), "ep_*")
+        folder = iter_dir("trajectories", iteration)
+        files = self.store.list_files(self.run_id, folder, "ep_*")
         files = files[:limit] if limit is not None else files
-        return [Trajectory.from_dict(json.loads(p.read_text(encoding="utf-8"))) for p in files]
+        return [
+            Trajectory.from_dict(self.store.read_json(self.run_id, f"{folder}/{p.name}"))
+            for p in files
+        ]
 
     def count(self, iteration: int) -> int:
         """How many episodes of ``iteration`` are stored."""

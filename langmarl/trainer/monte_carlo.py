@@ -23,6 +23,7 @@ never skipped nor counted twice, whatever moment the process was killed at; the 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 import time
@@ -30,7 +31,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 from langmarl.core.base import BaseCritic, BaseEnvironment, BaseOptimizer, BaseReward
-from langmarl.core.errors import LLMError
+from langmarl.core.errors import LangmarlError, LLMError
 from langmarl.core.records import Evaluation, Gradient, Policies, Trajectory
 from langmarl.core.secrets import environment_secrets, llm_secrets
 from langmarl.llm.client import LLMClient, run_sync
@@ -242,13 +243,17 @@ class MonteCarloTrainer:
     async def atrain(self, num_iterations: int | None = None) -> list[dict[str, Any]]:
         """Async :meth:`train`."""
         target = self.config.num_iterations if num_iterations is None else num_iterations
-        with self.lock:
+        end = int(getattr(self.config, "start_iteration", 0)) + target
+
+        async def run() -> str:
             first = self._start(target)
-            end = int(getattr(self.config, "start_iteration", 0)) + target
-            self.stop_reason = None
             self._emit("on_train_start", self)
+            return await self._iterate(first, end)
+
+        with self.lock:
+            self.stop_reason = None
             try:
-                await self._tracked(self._iterate(first, end))
+                await self._tracked(run())
             finally:
                 self._emit("on_train_end", self._status, self)
             return self._sync_metrics()
@@ -263,7 +268,8 @@ class MonteCarloTrainer:
     async def _tracked(self, work: Awaitable[str]) -> str:
         """Await ``work``, which returns the run's outcome (``completed`` or ``stopped``),
         and record it as the run's status (also in ``self._status``); ``stopped`` on
-        interrupt, ``failed`` on any other error."""
+        interrupt, ``failed`` on any other error. When the status cannot be written (disk
+        full, read-only, corrupt ``run.json``), the original error is the one raised."""
         status, error = "failed", None
         try:
             status = await work
@@ -274,11 +280,17 @@ class MonteCarloTrainer:
             raise
         except BaseException as exc:
             error = f"{type(exc).__name__}: {exc}"
-            self.logger.error(f"training failed: {error}")
+            with contextlib.suppress(LangmarlError):
+                self.logger.error(f"training failed: {error}")
             raise
         finally:
             self._status = status
-            self.store.set_status(self.run_id, status, error)  # type: ignore[arg-type]
+            try:
+                self.store.set_status(self.run_id, status, error)  # type: ignore[arg-type]
+            except LangmarlError as exc:
+                if error is None:
+                    raise
+                log.error("could not record the run's status %r: %s", status, exc)
 
     def train(self, num_iterations: int | None = None) -> list[dict[str, Any]]:
         """Train until ``num_iterations`` (default ``config.num_iterations``) iterations of
