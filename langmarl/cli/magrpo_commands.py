@@ -13,6 +13,7 @@ from langmarl.cli.common import SET_OPTION_HELP, console, parse_overrides
 if TYPE_CHECKING:
     from langmarl.magrpo.base import WeightSpaceTrainer
     from langmarl.magrpo.heldout import HeldoutReport
+    from langmarl.magrpo.run import RunConfig
 
 
 def register(app: typer.Typer) -> None:
@@ -35,13 +36,8 @@ def train(
     plot: bool = typer.Option(True, "--plot/--no-plot", help="Write curves.png at the end."),
 ) -> None:
     """Train agents' weights with MAGRPO (or IAC/MAAC: set algorithm in the run file)."""
-    from langmarl.magrpo.heldout import HeldoutReport, heldout_scores, read_report
-    from langmarl.magrpo.run import (
-        build_trainer,
-        check_new_run,
-        load_run_config,
-        save_run_config,
-    )
+    from langmarl.magrpo.run import load_run_config
+    from langmarl.store.lock import RunLock
 
     run = load_run_config(config, parse_overrides(set_))
     args = run.trainer_config()
@@ -52,6 +48,15 @@ def train(
     if dry_run:
         console.print_json(run.model_dump_json())
         return
+    with RunLock(args.output_dir):  # one process per run: a second --resume is refused
+        _train_locked(run, resume, plot)
+
+
+def _train_locked(run: RunConfig, resume: str | None, plot: bool) -> None:
+    from langmarl.magrpo.heldout import HeldoutReport, heldout_scores, read_report
+    from langmarl.magrpo.run import build_trainer, check_new_run, save_run_config
+
+    args = run.trainer_config()
     if not resume:
         check_new_run(run)
     trainer = build_trainer(run)

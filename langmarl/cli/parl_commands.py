@@ -47,10 +47,12 @@ def grpo(
 ) -> None:
     """Weight space: GRPO on the orchestrator's plans, sub-agents frozen (embedded model)."""
     from langmarl.parl.grpo import OrchestratorGRPO
+    from langmarl.store.lock import RunLock
 
     env, grpo_config = build_grpo(_read_sections(config, parse_overrides(overrides)))
-    trainer = OrchestratorGRPO(env, grpo_config)
-    trainer.train()
+    with RunLock(grpo_config.output_dir):  # two processes never write one output_dir
+        trainer = OrchestratorGRPO(env, grpo_config)
+        trainer.train()
     _print_curve({"curve": trainer.metrics})
     console.print(f"curves: {Path(trainer.config.output_dir) / 'parl_curves.json'}")
 

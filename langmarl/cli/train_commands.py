@@ -214,9 +214,9 @@ def eval_run(
     run_dir: Path = typer.Argument(..., help="A run directory (<experiment_dir>/<run_id>)."),
     split: str = typer.Option("test", "--split", help="Task split to evaluate on."),
     iteration: int = typer.Option(
-        None, "--iteration", help="Final checkpoint to compare (default: newest = kept)."
+        None, "--iteration", min=0, help="Final checkpoint to compare (default: newest = kept)."
     ),
-    episodes: int = typer.Option(None, "--episodes", help="At most this many tasks."),
+    episodes: int = typer.Option(None, "--episodes", min=1, help="At most this many tasks."),
 ) -> None:
     """Evaluate a run's initial and final policies on held-out tasks, side by side with
     95% intervals, and store the result in the run."""

@@ -181,8 +181,11 @@ def compare_run(
         ``note`` (why initial and final are the same, else ``None``).
 
     Raises:
-        ConfigError: if ``run_dir`` is not a run or a checkpoint does not exist.
+        ConfigError: if ``run_dir`` is not a run, a checkpoint does not exist or
+            ``episodes`` is below 1.
     """
+    if episodes is not None and episodes < 1:
+        raise ConfigError(f"episodes must be at least 1 (got {episodes}); omit it for all tasks")
     run = OpenedRun.open(run_dir)
     done = run.checkpoint.iterations()
     first = done[0]
