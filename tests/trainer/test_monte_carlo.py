@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 from trainer_fakes import AGENTS, default_reply, make_parts, role_of
 
-from langmarl.core.errors import LLMError
+from langmarl.core.errors import LLMError, RunFailedError
 from langmarl.store import LocalStore
 from langmarl.trainer import Callback, EarlyStoppingCallback, MonteCarloTrainer
 
@@ -100,7 +100,9 @@ def test_faults_are_recorded_not_fatal(tmp_path: Path) -> None:
     assert "[CASE-SPECIFIC FEEDBACK]" in policy
 
 
-def test_optimizer_crash_keeps_previous_policy(tmp_path: Path) -> None:
+def test_an_optimizer_that_always_crashes_fails_the_run_and_keeps_the_policies(
+    tmp_path: Path,
+) -> None:
     cfg, env, critic, opt = make_parts(tmp_path, num_iterations=1)
 
     async def broken(*args: Any) -> Any:
@@ -109,24 +111,43 @@ def test_optimizer_crash_keeps_previous_policy(tmp_path: Path) -> None:
     opt.aupdate_policy = broken  # type: ignore[method-assign]
     trainer = MonteCarloTrainer(cfg, env, critic, opt)
     before = env.default_policies()
-    stats = trainer.train()[0]
-    assert stats["policy_updates"] == {"drafter": "kept", "finisher": "kept"}
+    with pytest.raises(RunFailedError, match="2 of 2 policy updates failed"):
+        trainer.train()
+    assert trainer.checkpoint.iterations() == [0]  # the failed iteration is not checkpointed
     assert trainer.checkpoint.get_policies() == before
+    info = trainer.store.run_info("test")
+    assert info["status"] == "failed" and "bug in optimizer" in info["error"]
     events = LocalStore(tmp_path / "runs").read_events("test", "logs/events.jsonl")
     assert any("bug in optimizer" in e.get("message", "") for e in events)
 
 
-def test_actor_failure_becomes_a_failed_episode(tmp_path: Path) -> None:
+def test_every_episode_failing_fails_the_run(tmp_path: Path) -> None:
     def reply(request: Any) -> Any:
-        if role_of(request) == "actor" and "word" in str(request.messages[-1]):
+        if role_of(request) == "actor":
+            return LLMError("scripted", "m", "actor down")
+        return default_reply(request)
+
+    cfg, env, critic, opt = make_parts(tmp_path, reply=reply, num_iterations=1)
+    trainer = MonteCarloTrainer(cfg, env, critic, opt)
+    with pytest.raises(RunFailedError, match="3 of 3 episodes failed .*actor down"):
+        trainer.train()
+    assert trainer.store.run_info("test")["status"] == "failed"
+    assert trainer.checkpoint.iterations() == [0]
+
+
+def test_a_few_failed_episodes_are_tolerated_and_shown(tmp_path: Path) -> None:
+    failed: list[str] = []
+
+    def reply(request: Any) -> Any:
+        if role_of(request) == "actor" and not failed:
+            failed.append("once")
             return LLMError("scripted", "m", "actor down")
         return default_reply(request)
 
     cfg, env, critic, opt = make_parts(tmp_path, reply=reply, num_iterations=1)
     trainer = MonteCarloTrainer(cfg, env, critic, opt)
     stats = trainer.train()[0]
-    assert stats["failed_episodes"] == 3 and stats["evaluated_episodes"] == 0
-    assert stats["policy_updates"] == {"drafter": "kept", "finisher": "kept"}
+    assert stats["failed_episodes"] == 1 and stats["evaluated_episodes"] == 2
     assert trainer.store.run_info("test")["status"] == "completed"
 
 
