@@ -56,8 +56,9 @@ class RunLock:
                 f"run {self.path.parent} is in use by process {holder}: wait for it to end, "
                 f"or stop it (kill {holder}) and run this again to resume"
             ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        with contextlib.suppress(OSError):  # a full disk: held all the same, pid unnamed
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         self._fd = fd
         return self
 

@@ -157,3 +157,47 @@ def test_a_refused_write_mid_run_leaves_it_resumable(
     result = _resume(tmp_path)
     assert result.exit_code == 0, result.output
     assert json.loads((run / "run.json").read_text())["completed_iterations"] == 2
+
+
+_FULL_THEN_READ_ONLY = """
+set -u
+mount -t tmpfs -o size=4m tmpfs "$MNT"
+cp -r "$BASE/runs/r" "$MNT/r"
+dd if=/dev/zero of="$MNT/filler" bs=4k 2>/dev/null
+train() { python -m langmarl.cli train "$BASE/c.json" --set experiment_dir="$MNT" "$@"; }
+train --set num_iterations=2 > "$BASE/full.out" 2>&1; echo $? > "$BASE/full.code"
+rm "$MNT/filler"
+mount -o remount,ro "$MNT"
+train --set num_iterations=2 > "$BASE/ro.out" 2>&1; echo $? > "$BASE/ro.code"
+mount -o remount,rw "$MNT"
+train --set num_iterations=2 > "$BASE/ok.out" 2>&1; echo $? > "$BASE/ok.code"
+cp "$MNT/r/run.json" "$BASE/final.json"
+"""
+
+
+def test_a_full_then_read_only_disk_gives_one_line_and_the_run_resumes(
+    tmp_path: Path, finished: Path, stub: OpenAIStub
+) -> None:
+    """On a real tmpfs in a private mount namespace: full, then read-only, then writable."""
+    shutil.copytree(finished / "runs", tmp_path / "runs")
+    _write_config(tmp_path, stub)
+    (tmp_path / "mnt").mkdir()
+    env = {**os.environ, "BASE": str(tmp_path), "MNT": str(tmp_path / "mnt")}
+    env["PATH"] = f"{Path(sys.executable).parent}:{env['PATH']}"
+    done = subprocess.run(
+        ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", _FULL_THEN_READ_ONLY],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    for case, problem in (("full", "no space left on the device"), ("ro", "read-only")):
+        output = " ".join((tmp_path / f"{case}.out").read_text().split())
+        assert (tmp_path / f"{case}.code").read_text().strip() == "1", output
+        assert "Traceback" not in output and output.count("error:") == 1
+        assert f"cannot write {tmp_path / 'mnt' / 'r'}" in output and problem in output
+    ok = (tmp_path / "ok.out").read_text()
+    assert (tmp_path / "ok.code").read_text().strip() == "0", ok
+    final = json.loads((tmp_path / "final.json").read_text())
+    assert final["status"] == "completed" and final["completed_iterations"] == 2
