@@ -37,12 +37,21 @@ class LocalBackend:
             self._engine = shared_engine(self._cache_dir)
         return self._engine
 
-    def job(self, request: ChatRequest, on_text: TextCallback | None = None) -> GenJob:
-        """The generation job for ``request`` (encodes the prompt)."""
+    def job(
+        self, request: ChatRequest, on_text: TextCallback | None = None, truncate: bool = True
+    ) -> GenJob:
+        """The generation job for ``request`` (encodes the prompt).
+
+        Args:
+            request: The request.
+            on_text: Called with each new piece of text (streaming).
+            truncate: Cut a prompt too long for the context from the left (with a warning)
+                instead of raising ``ContextLengthError``.
+        """
         if has_images(request.messages):
             raise LLMError(self.endpoint, MODEL_NAME, "the embedded model cannot read images")
         return GenJob(
-            prompt_ids=self.engine.encode_chat(request.messages, request.max_tokens),
+            prompt_ids=self.engine.encode_chat(request.messages, request.max_tokens, truncate),
             max_new_tokens=request.max_tokens,
             temperature=DEFAULT_TEMPERATURE if request.temperature is None else request.temperature,
             top_p=DEFAULT_TOP_P if request.top_p is None else request.top_p,

@@ -4,33 +4,47 @@ Requests are queued; a worker thread takes the first waiting request, waits up t
 ``batch_window`` seconds for more (up to ``max_batch``), and generates them together in one
 batched decoding loop. Requests that arrive while a batch runs form the next batch, so
 throughput rises with concurrency without delaying a lone request by more than the window.
+
+Requests are isolated from their batch companions: bad settings are refused by ``GenJob``
+before queueing, a request that fails on its own ends alone (see ``generation``), and when
+the shared model call fails, the batch's requests are retried one at a time so only the one
+that breaks the model fails (a streaming request that already sent text cannot be replayed
+and gets the batch's error). The worker thread survives every failure.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import dataclasses
 import logging
 import os
 import queue
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from langmarl.llm.local.generation import GenJob, GenOutput, generate_batch
+from langmarl.core.errors import ContextLengthError
+from langmarl.llm.local.generation import GenJob, GenOutput, JobCancelled, generate_rows
+from langmarl.llm.local.weights import MODEL_NAME
 from langmarl.llm.types import Message, message_text
 
 log = logging.getLogger(__name__)
 
 THREADS_ENV_VAR = "LANGMARL_TORCH_THREADS"
 
+Loader = Callable[[Any], tuple[Any, Any]]
+"""``loader(cache_dir) -> (model, tokenizer)``."""
+
 
 @dataclass
 class _Pending:
     job: GenJob
     future: concurrent.futures.Future[GenOutput]
+    streamed: bool = False  # some text already went to the job's on_text
 
 
 class LocalEngine:
@@ -42,6 +56,8 @@ class LocalEngine:
         max_batch: Most requests generated together.
         batch_window: Seconds to wait for companions after the first request of a batch.
         threads: torch intra-op threads (default: ``$LANGMARL_TORCH_THREADS`` or all cores).
+        loader: Loads ``(model, tokenizer)`` from ``cache_dir`` (default: the embedded
+            SmolLM2 weights; tests pass a small fake).
     """
 
     def __init__(
@@ -50,8 +66,10 @@ class LocalEngine:
         max_batch: int = 16,
         batch_window: float = 0.01,
         threads: int | None = None,
+        loader: Loader | None = None,
     ) -> None:
         self.cache_dir = cache_dir
+        self.loader = loader
         self.max_batch = max_batch
         self.batch_window = batch_window
         self.threads = threads or int(os.environ.get(THREADS_ENV_VAR, 0)) or os.cpu_count() or 1
@@ -98,7 +116,7 @@ class LocalEngine:
 
             torch.set_num_threads(self.threads)
             began = time.monotonic()
-            self.model, self.tokenizer = load_model(self.cache_dir)
+            self.model, self.tokenizer = (self.loader or load_model)(self.cache_dir)
             self.context_length = int(self.model.config.max_position_embeddings)
             log.info("Embedded model loaded in %.1f s", time.monotonic() - began)
         except BaseException as exc:  # handed to start()'s caller
@@ -115,11 +133,16 @@ class LocalEngine:
             self._thread.join()
             self._thread = None
 
-    def encode_chat(self, messages: list[Message], max_new_tokens: int) -> list[int]:
+    def encode_chat(
+        self, messages: list[Message], max_new_tokens: int, truncate: bool = True
+    ) -> list[int]:
         """Token ids of ``messages`` under the chat template, with the generation prompt.
 
         A prompt that leaves fewer than ``max_new_tokens`` of the context is truncated from
-        the left (the oldest tokens go first) with a warning.
+        the left (the oldest tokens go first) with a warning, or refused if not ``truncate``.
+
+        Raises:
+            ContextLengthError: if the prompt does not fit and ``truncate`` is false.
         """
         self.start()
         plain = [{"role": m["role"], "content": message_text(m)} for m in messages]
@@ -128,6 +151,14 @@ class LocalEngine:
         )
         ids = list(encoded["input_ids"] if hasattr(encoded, "keys") else encoded)
         room = max(self.context_length - max_new_tokens, 1)
+        if len(ids) > room and not truncate:
+            raise ContextLengthError(
+                "local",
+                MODEL_NAME,
+                f"the prompt has {len(ids)} tokens, and with max_tokens {max_new_tokens} it "
+                f"exceeds the context of {self.context_length} tokens: shorten the messages "
+                "or lower max_tokens",
+            )
         if len(ids) > room:
             log.warning(
                 "Prompt of %d tokens exceeds the embedded model's context (%d) minus "
@@ -141,10 +172,16 @@ class LocalEngine:
         return ids
 
     def submit(self, job: GenJob) -> concurrent.futures.Future[GenOutput]:
-        """Queue ``job``; the future resolves when its batch finishes."""
+        """Queue ``job``; the future resolves when its batch finishes.
+
+        The future holds ``job``'s own failure, if it fails: never a batch companion's.
+        """
         self.start()
         future: concurrent.futures.Future[GenOutput] = concurrent.futures.Future()
-        self._queue.put(_Pending(job, future))
+        pending = _Pending(job, future)
+        if job.on_text is not None:
+            pending.job = dataclasses.replace(job, on_text=_noting_streamed(pending, job.on_text))
+        self._queue.put(pending)
         return future
 
     async def agenerate(self, job: GenJob) -> GenOutput:
@@ -171,18 +208,55 @@ class LocalEngine:
             if first is None:
                 return
             batch = [p for p in self._collect(first) if p.future.set_running_or_notify_cancel()]
-            if not batch:
+            if batch:
+                self._run_batch(batch)
+
+    def _run_batch(self, batch: list[_Pending]) -> None:
+        """Generate ``batch`` and resolve each future with its own output or error."""
+        try:
+            results = generate_rows(self.model, self.tokenizer, [p.job for p in batch])
+        except Exception as exc:  # the shared model call failed
+            results = self._one_at_a_time(batch, exc)
+        self.batches += 1
+        for pending, result in zip(batch, results, strict=True):
+            if isinstance(result, GenOutput):
+                pending.future.set_result(result)
+                continue
+            if isinstance(result, JobCancelled):
+                log.debug("Embedded model request cancelled by its reader")
+            else:
+                log.warning("Embedded model request failed alone in its batch: %r", result)
+            pending.future.set_exception(result)
+
+    def _one_at_a_time(
+        self, batch: list[_Pending], error: Exception
+    ) -> list[GenOutput | Exception]:
+        """Retry the requests of a failed batch alone, so only a culprit fails."""
+        if len(batch) == 1:
+            log.error("Embedded model generation failed", exc_info=error)
+            return [error]
+        log.warning("A batch of %d failed (%r); retrying its requests alone", len(batch), error)
+        results: list[GenOutput | Exception] = []
+        for pending in batch:
+            if pending.streamed:  # its reader already has text: a replay would repeat it
+                results.append(error)
                 continue
             try:
-                outputs = generate_batch(self.model, self.tokenizer, [p.job for p in batch])
-            except Exception as exc:  # delivered to every waiting caller
-                log.exception("Embedded model generation failed")
-                for pending in batch:
-                    pending.future.set_exception(exc)
-                continue
-            self.batches += 1
-            for pending, output in zip(batch, outputs, strict=True):
-                pending.future.set_result(output)
+                results += generate_rows(self.model, self.tokenizer, [pending.job])
+            except Exception as exc:
+                log.error("Embedded model generation failed", exc_info=exc)
+                results.append(exc)
+        return results
+
+
+def _noting_streamed(pending: _Pending, on_text: Callable[[str], None]) -> Callable[[str], None]:
+    """``on_text`` that first records that ``pending`` has streamed text."""
+
+    def note(piece: str) -> None:
+        pending.streamed = True
+        on_text(piece)
+
+    return note
 
 
 _ENGINES: dict[str, LocalEngine] = {}

@@ -3,10 +3,16 @@
 Each row of a batch keeps its own temperature, top-p, token budget, stop strings and random
 generator, so a request's seed gives the same text whichever requests share its batch.
 Finished rows are dropped from the batch (and the KV cache) as soon as they end.
+
+A row that fails on its own (its sampling, its stop strings, its ``on_text`` callback) is
+dropped the same way and gets its exception as its result, so one bad request never fails the
+requests it happens to share a batch with. Only a failure of the model call itself, which all
+rows share, ends the whole batch.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -15,6 +21,13 @@ from typing import Any
 import torch
 
 TextCallback = Callable[[str], None]
+
+SEED_RANGE = (-(2**63), 2**64 - 1)
+"""Seeds ``torch.Generator.manual_seed`` accepts."""
+
+
+class JobCancelled(Exception):
+    """Raise from a job's ``on_text`` to stop that job early (its reader has gone)."""
 
 
 @dataclass
@@ -38,6 +51,25 @@ class GenJob:
     seed: int | None = None
     stop: list[str] = field(default_factory=list)
     on_text: TextCallback | None = None
+
+    def __post_init__(self) -> None:
+        """Refuse settings that would only fail later, inside a batch shared with others.
+
+        Raises:
+            ValueError: naming the field, its value and the accepted range.
+        """
+        if not self.prompt_ids:
+            raise ValueError("prompt_ids must not be empty")
+        if not math.isfinite(self.temperature) or self.temperature < 0:
+            raise ValueError(f"temperature must be a finite number >= 0, got {self.temperature}")
+        if not math.isfinite(self.top_p) or not 0 < self.top_p <= 1:
+            raise ValueError(f"top_p must be in (0, 1], got {self.top_p}")
+        if self.max_new_tokens < 0:
+            raise ValueError(f"max_new_tokens must be >= 0, got {self.max_new_tokens}")
+        if self.seed is not None and not SEED_RANGE[0] <= self.seed <= SEED_RANGE[1]:
+            raise ValueError(f"seed must be in [{SEED_RANGE[0]}, {SEED_RANGE[1]}], got {self.seed}")
+        if any(not stop for stop in self.stop):
+            raise ValueError("stop strings must not be empty (an empty one matches at once)")
 
 
 @dataclass
@@ -68,16 +100,26 @@ def sample_next(
     """
     chosen = logits.argmax(dim=-1)
     for row, temperature in enumerate(temperatures):
-        if temperature <= 0:
-            continue
-        probs = torch.softmax(logits[row].float() / temperature, dim=-1)
-        sorted_probs, order = probs.sort(descending=True)
-        if top_ps[row] < 1.0:
-            outside = sorted_probs.cumsum(-1) - sorted_probs > top_ps[row]
-            sorted_probs = sorted_probs.masked_fill(outside, 0.0)
-        pick = torch.multinomial(sorted_probs, 1, generator=generators[row])
-        chosen[row] = order[pick[0]]
+        if temperature > 0:
+            chosen[row] = sample_row(logits[row], temperature, top_ps[row], generators[row])
     return chosen
+
+
+def sample_row(
+    logits: torch.Tensor, temperature: float, top_p: float, generator: torch.Generator
+) -> int:
+    """Sample one token id from ``[V]`` logits at ``temperature`` > 0 with nucleus ``top_p``."""
+    if temperature < torch.finfo(torch.float32).tiny:  # would round to 0: take the limit
+        return int(logits.argmax())
+    # Shifting by the maximum first keeps a tiny temperature from turning the logits into
+    # inf - inf = NaN (softmax does not change under a shift).
+    scaled = (logits.float() - logits.max().float()) / temperature
+    sorted_probs, order = torch.softmax(scaled, dim=-1).sort(descending=True)
+    if top_p < 1.0:
+        outside = sorted_probs.cumsum(-1) - sorted_probs > top_p
+        sorted_probs = sorted_probs.masked_fill(outside, 0.0)
+    pick = torch.multinomial(sorted_probs, 1, generator=generator)
+    return int(order[pick[0]])
 
 
 def left_pad(prompts: list[list[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -92,7 +134,7 @@ def left_pad(prompts: list[list[int]], pad_id: int) -> tuple[torch.Tensor, torch
 
 
 class _Row:
-    """Decoding state of one job."""
+    """Decoding state of one job; a row that raises keeps the error as its result."""
 
     def __init__(self, job: GenJob, decode: Callable[[list[int]], str]) -> None:
         self.job = job
@@ -100,9 +142,20 @@ class _Row:
         self.tokens: list[int] = []
         self.text = ""
         self.finish_reason = "length"
+        self.error: Exception | None = None
         self.done = job.max_new_tokens <= 0
         seed = job.seed if job.seed is not None else random.getrandbits(63)
         self.generator = torch.Generator().manual_seed(seed)
+
+    def fail(self, error: Exception) -> None:
+        """End this row with ``error`` as its result."""
+        self.error, self.done = error, True
+
+    def sample(self, logits: torch.Tensor, greedy: int) -> int:
+        """This row's next token from its ``[V]`` logits (``greedy`` at temperature 0)."""
+        if self.job.temperature <= 0:
+            return greedy
+        return sample_row(logits, self.job.temperature, self.job.top_p, self.generator)
 
     def push(self, token: int, eos_ids: set[int]) -> None:
         if token in eos_ids:
@@ -126,15 +179,61 @@ class _Row:
             self.job.on_text(text[len(self.text) :])
         self.text = text
 
-    def output(self) -> GenOutput:
-        if self.finish_reason != "stop" or not self.job.stop:
-            self.text = self.decode(self.tokens)
+    def result(self) -> GenOutput | Exception:
+        if self.error is not None:
+            return self.error
+        try:
+            if self.finish_reason != "stop" or not self.job.stop:
+                self.text = self.decode(self.tokens)
+        except Exception as exc:  # this row's result, not the batch's
+            return exc
         return GenOutput(self.text, self.tokens, self.finish_reason)
 
 
-@torch.inference_mode()
+def _advance(rows: list[_Row], logits: torch.Tensor, eos_ids: set[int]) -> list[int]:
+    """Sample and push the next token of each row; returns each row's token.
+
+    Args:
+        rows: The active rows, in batch order.
+        logits: ``[B, V]`` next-token logits of those rows.
+    """
+    greedy = logits.argmax(dim=-1).tolist()
+    picked = []
+    for slot, row in enumerate(rows):
+        token = greedy[slot]
+        try:
+            token = row.sample(logits[slot], token)
+            row.push(token, eos_ids)
+        except Exception as exc:  # only this request fails; its companions carry on
+            row.fail(exc)
+        picked.append(token)
+    return picked
+
+
 def generate_batch(model: Any, tokenizer: Any, jobs: list[GenJob]) -> list[GenOutput]:
-    """Complete every job in one batched decoding loop with a shared KV cache."""
+    """Complete every job in one batched decoding loop with a shared KV cache.
+
+    Raises:
+        Exception: the first row's failure, if any row failed (see :func:`generate_rows` for
+            per-row results).
+    """
+    results = generate_rows(model, tokenizer, jobs)
+    for result in results:
+        if isinstance(result, Exception):
+            raise result
+    return [r for r in results if isinstance(r, GenOutput)]
+
+
+@torch.inference_mode()
+def generate_rows(model: Any, tokenizer: Any, jobs: list[GenJob]) -> list[GenOutput | Exception]:
+    """Complete every job in one batched decoding loop with a shared KV cache.
+
+    Returns:
+        Per job, its output, or the exception that ended that job alone.
+
+    Raises:
+        Exception: whatever the model call raised (it fails every row at once).
+    """
     eos_ids = {int(tokenizer.eos_token_id)}
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else min(eos_ids)
 
@@ -144,7 +243,7 @@ def generate_batch(model: Any, tokenizer: Any, jobs: list[GenJob]) -> list[GenOu
     rows = [_Row(job, decode) for job in jobs]
     active = [i for i, row in enumerate(rows) if not row.done]
     if not active:
-        return [row.output() for row in rows]
+        return [row.result() for row in rows]
     input_ids, mask = left_pad([jobs[i].prompt_ids for i in active], pad_id)
     positions = (mask.cumsum(-1) - 1).clamp(min=0)
     out = model(
@@ -156,14 +255,9 @@ def generate_batch(model: Any, tokenizer: Any, jobs: list[GenJob]) -> list[GenOu
     )
     cache = out.past_key_values
     while True:
-        picked = sample_next(
-            out.logits[:, -1, :],
-            [jobs[i].temperature for i in active],
-            [jobs[i].top_p for i in active],
-            [rows[i].generator for i in active],
+        picked = torch.tensor(
+            _advance([rows[i] for i in active], out.logits[:, -1, :], eos_ids), dtype=torch.long
         )
-        for slot, index in enumerate(active):
-            rows[index].push(int(picked[slot]), eos_ids)
         keep = [slot for slot, index in enumerate(active) if not rows[index].done]
         if not keep:
             break
@@ -182,4 +276,4 @@ def generate_batch(model: Any, tokenizer: Any, jobs: list[GenJob]) -> list[GenOu
             use_cache=True,
         )
         cache = out.past_key_values
-    return [row.output() for row in rows]
+    return [row.result() for row in rows]
