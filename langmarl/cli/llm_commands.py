@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import typer
 
-from langmarl.cli.common import console
+from langmarl.cli.common import console, err_console
+
+if TYPE_CHECKING:
+    from langmarl.llm.server.config import ServeConfig
 
 
 def register(app: typer.Typer) -> None:
@@ -66,26 +71,67 @@ def chat(
     console.print(f"[dim]{client.tracker.get_summary_string()}[/]", highlight=False)
 
 
+def _serve_default(name: str) -> Any:
+    from langmarl.llm.server.config import ServeConfig
+
+    return ServeConfig.model_fields[name].default
+
+
 def serve(
     model: str = typer.Option("local", help="Model to serve (only 'local' is supported)."),
-    host: str = typer.Option("127.0.0.1", help="Address to bind; non-loopback needs --api-key."),
-    port: int = typer.Option(8000, help="Port."),
+    host: str = typer.Option(
+        _serve_default("host"), help="Address to bind; non-loopback needs --api-key."
+    ),
+    port: int = typer.Option(_serve_default("port"), help="Port (0 picks a free one)."),
     api_key: str | None = typer.Option(
         None, envvar="LANGMARL_SERVE_API_KEY", help="Require this Bearer token from clients."
+    ),
+    max_body_bytes: int = typer.Option(
+        _serve_default("max_body_bytes"), help="Refuse larger request bodies (413)."
+    ),
+    max_tokens_cap: int = typer.Option(
+        _serve_default("max_tokens_cap"), help="Largest max_tokens a request may ask for."
     ),
 ) -> None:
     """Serve the embedded model over an OpenAI-compatible HTTP API."""
     from langmarl.core.errors import ConfigError
-    from langmarl.llm import serve as serving
+    from langmarl.llm.server import bind_socket, check_bind
 
     if model != "local":
         raise ConfigError(f"Only the embedded model can be served; got --model {model!r}.")
-    serving.check_bind(host, api_key)
+    config = _serve_config(
+        host=host,
+        port=port,
+        api_key=api_key,
+        max_body_bytes=max_body_bytes,
+        max_tokens_cap=max_tokens_cap,
+    )
+    check_bind(config.host, config.api_key)
+    sock = bind_socket(config.host, config.port)  # before the model loads: fail fast
     with console.status("Loading the embedded model…"):
         from langmarl.llm.local.backend import LocalBackend
         from langmarl.llm.presets import preset_config
+        from langmarl.llm.server.app import serve as run_server
 
         backend = LocalBackend(preset_config("local"))
         backend.engine.start()
-    console.print(f"Serving {model} at http://{host}:{port}/v1 (Ctrl-C stops)")
-    serving.serve(host, port, api_key, backend)
+    shown = f"[{config.host}]" if ":" in config.host else config.host
+    port_bound = sock.getsockname()[1]
+    console.print(f"Serving {model} at http://{shown}:{port_bound}/v1 (Ctrl-C stops)")
+    run_server(config, backend, sock)
+
+
+def _serve_config(**options: Any) -> ServeConfig:
+    """The server's config from CLI options; a bad value is one line and exit code 2."""
+    from pydantic import ValidationError
+
+    from langmarl.llm.server.config import ServeConfig
+
+    try:
+        return ServeConfig(**options)
+    except ValidationError as exc:
+        error = exc.errors(include_url=False)[0]
+        option = "--" + "-".join(str(part) for part in error["loc"]).replace("_", "-")
+        where = f"{option} {error['input']}: " if error["loc"] else ""
+        err_console.print(f"error: {where}{error['msg']}", highlight=False, markup=False)
+        raise typer.Exit(2) from None

@@ -1,22 +1,29 @@
-"""`langmarl serve`: a real server process answering the real `openai` client."""
+"""`langmarl serve`: a real server process answering the real `openai` client and attackers."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
 
 import httpx
 import openai
 import pytest
 
 from langmarl.core.errors import ConfigError
-from langmarl.llm.serve import check_bind, parse_chat_body
+from langmarl.llm.server import check_bind
 
 KEY = "serve-test-key"
+AUTH = {"Authorization": f"Bearer {KEY}"}
+HI = {"role": "user", "content": "hi"}
+MB = 1024 * 1024
 
 
 def free_port() -> int:
@@ -25,14 +32,28 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+@dataclass
+class Served:
+    base: str
+    process: subprocess.Popen[bytes]
+
+    @property
+    def chat_url(self) -> str:
+        return f"{self.base}/chat/completions"
+
+    def rss_mb(self) -> float:
+        psutil = pytest.importorskip("psutil")
+        return float(psutil.Process(self.process.pid).memory_info().rss) / MB
+
+
 @pytest.fixture(scope="module")
-def server() -> Iterator[str]:
+def served() -> Iterator[Served]:
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "langmarl.cli", "serve", "--port", str(port), "--api-key", KEY],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
-        env={**os.environ, "LANGMARL_TORCH_THREADS": "2"},
+        env={**os.environ, "LANGMARL_TORCH_THREADS": "1"},
     )
     base = f"http://127.0.0.1:{port}/v1"
     try:
@@ -41,15 +62,26 @@ def server() -> Iterator[str]:
             if process.poll() is not None:
                 raise RuntimeError(process.stdout.read().decode() if process.stdout else "")
             try:
-                headers = {"Authorization": f"Bearer {KEY}"}
-                if httpx.get(f"{base}/models", headers=headers, timeout=1).status_code == 200:
+                if httpx.get(f"{base}/models", headers=AUTH, timeout=1).status_code == 200:
                     break
             except httpx.TransportError:
                 time.sleep(0.3)
-        yield base
+        yield Served(base, process)
     finally:
         process.terminate()
         process.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def server(served: Served) -> str:
+    return served.base
+
+
+def post(served: Served, body: Any = None, raw: bytes | None = None, **headers: str) -> Any:
+    """POST a chat request: ``body`` as JSON, or ``raw`` bytes as they are."""
+    content = raw if raw is not None else json.dumps(body).encode()
+    sent = {**AUTH, "Content-Type": "application/json", **headers}
+    return httpx.post(served.chat_url, content=content, headers=sent, timeout=120)
 
 
 @pytest.mark.slow
@@ -88,12 +120,171 @@ def test_streaming_yields_the_same_text_in_pieces(server: str) -> None:
 def test_wrong_key_and_bad_body_are_rejected(server: str) -> None:
     with pytest.raises(openai.AuthenticationError):
         openai.OpenAI(base_url=server, api_key="wrong").models.list()
+    reply = httpx.post(f"{server}/chat/completions", json={"messages": []}, headers=AUTH)
+    assert reply.status_code == 400 and "messages" in reply.json()["error"]["message"]
+
+
+TOO_LONG = "hello " * 9000  # ~9000 tokens: more than the 8192 of the context
+
+# (case, raw body, extra headers, the field the 400 must name)
+MALFORMED: list[tuple[str, bytes, dict[str, str], str | None]] = [
+    ("not JSON", b"{messages: hi", {}, None),
+    ("JSON array", b"[1, 2]", {}, None),
+    ("empty body", b"", {}, None),
+    ("invalid UTF-8", b'{"messages": "\xff\xfe"}', {}, None),
+    ("nested too deeply", b"[" * 200_000, {}, None),
+    ("wrong content type", json.dumps({"messages": [HI]}).encode(), {"Content-Type": "text/plain"},
+     "Content-Type"),
+    ("temperature NaN", b'{"messages": [{"role": "user", "content": "hi"}], "temperature": NaN}',
+     {}, "temperature"),
+    ("top_p Infinity", b'{"messages": [{"role": "user", "content": "hi"}], "top_p": Infinity}',
+     {}, "top_p"),
+]  # fmt: skip
+
+# (case, JSON body, the field the 400 must name)
+INVALID: list[tuple[str, Any, str]] = [
+    ("missing messages", {"model": "m"}, "messages"),
+    ("messages not a list", {"messages": "hi"}, "messages"),
+    ("no messages", {"messages": []}, "messages"),
+    ("message not an object", {"messages": ["hi"]}, "messages[0]"),
+    ("content a number", {"messages": [{"role": "user", "content": 5}]}, "messages[0].content"),
+    ("content null", {"messages": [{"role": "user", "content": None}]}, "messages[0].content"),
+    ("content parts garbage", {"messages": [{"role": "user", "content": [1, {"x": 2}]}]},
+     "messages[0].content[0]"),
+    ("content an image", {"messages": [{"role": "user", "content": [
+        {"type": "image_url", "image_url": {"url": "http://x/y.png"}}]}]}, "messages[0].content"),
+    ("unknown role", {"messages": [{"role": "wizard", "content": "hi"}]}, "messages[0].role"),
+    ("model not a string", {"messages": [HI], "model": 5}, "model"),
+    ("n zero", {"messages": [HI], "n": 0}, "n"),
+    ("n huge", {"messages": [HI], "n": 10**9}, "n"),
+    ("stop a number", {"messages": [HI], "stop": 5}, "stop"),
+    ("stop 100 strings", {"messages": [HI], "stop": ["x"] * 100}, "stop"),
+    ("temperature negative", {"messages": [HI], "temperature": -5}, "temperature"),
+    ("temperature huge", {"messages": [HI], "temperature": 1e308}, "temperature"),
+    ("temperature a string", {"messages": [HI], "temperature": "0.5"}, "temperature"),
+    ("top_p above 1", {"messages": [HI], "top_p": 5}, "top_p"),
+    ("top_p zero", {"messages": [HI], "top_p": 0}, "top_p"),
+    ("max_tokens a bool", {"messages": [HI], "max_tokens": True}, "max_tokens"),
+    ("max_tokens a float", {"messages": [HI], "max_tokens": 1e15}, "max_tokens"),
+    ("max_tokens over the cap", {"messages": [HI], "max_tokens": 10**15}, "max_tokens"),
+    ("max_tokens zero", {"messages": [HI], "max_completion_tokens": 0}, "max_completion_tokens"),
+    ("penalty out of range", {"messages": [HI], "presence_penalty": 3}, "presence_penalty"),
+    ("penalty unsupported", {"messages": [HI], "frequency_penalty": 0.5}, "frequency_penalty"),
+    ("seed too large", {"messages": [HI], "seed": 2**70}, "seed"),
+    ("tools", {"messages": [HI], "tools": [{"type": "function"}]}, "tools"),
+    ("stream not a bool", {"messages": [HI], "stream": "yes"}, "stream"),
+    ("unknown field", {"messages": [HI], "max_token": 5}, "max_token"),
+    ("prompt beyond the context", {"messages": [{"role": "user", "content": TOO_LONG}]},
+     "messages"),
+]  # fmt: skip
+
+
+def assert_refused(reply: httpx.Response, param: str | None) -> None:
+    assert reply.status_code == 400, reply.text
+    error = reply.json()["error"]
+    assert error["type"] == "invalid_request_error" and error["code"]
+    assert error["param"] == param
+    if param:
+        assert param in error["message"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("case", "raw", "headers", "param"), MALFORMED, ids=[c[0] for c in MALFORMED]
+)
+def test_malformed_bodies_get_400(
+    served: Served, case: str, raw: bytes, headers: dict[str, str], param: str | None
+) -> None:
+    assert_refused(post(served, raw=raw, **headers), param)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("case", "body", "param"), INVALID, ids=[c[0] for c in INVALID])
+def test_invalid_fields_get_400_naming_the_field(
+    served: Served, case: str, body: Any, param: str
+) -> None:
+    assert_refused(post(served, body), param)
+
+
+@pytest.mark.slow
+def test_unknown_field_suggests_the_right_name(served: Served) -> None:
+    message = post(served, {"messages": [HI], "temprature": 0})
+    assert "did you mean 'temperature'" in message.json()["error"]["message"]
+
+
+@pytest.mark.slow
+def test_a_bad_request_does_not_fail_the_good_ones_sent_with_it(served: Served) -> None:
+    good = {"messages": [HI], "max_tokens": 3, "temperature": 0}
+    nan = b'{"messages": [{"role": "user", "content": "hi"}], "max_tokens": 3, "temperature": NaN}'
+
+    async def send_together() -> list[httpx.Response]:
+        headers = {**AUTH, "Content-Type": "application/json"}
+        async with httpx.AsyncClient(headers=headers, timeout=120) as client:
+            bodies = [json.dumps(good).encode(), nan, json.dumps(good).encode()]
+            return await asyncio.gather(*[client.post(served.chat_url, content=b) for b in bodies])
+
+    first, bad, second = asyncio.run(send_together())
+    assert_refused(bad, "temperature")
+    for reply in (first, second):
+        assert reply.status_code == 200, reply.text
+        assert reply.json()["choices"][0]["message"]["content"]
+
+
+@pytest.mark.slow
+def test_a_bad_stream_request_is_a_plain_400_and_the_openai_client_raises(server: str) -> None:
     reply = httpx.post(
         f"{server}/chat/completions",
-        json={"messages": []},
-        headers={"Authorization": f"Bearer {KEY}"},
+        json={"messages": [HI], "stream": True, "top_p": 5},
+        headers=AUTH,
     )
-    assert reply.status_code == 400 and "messages" in reply.json()["error"]["message"]
+    assert reply.headers["content-type"] == "application/json"
+    assert_refused(reply, "top_p")
+    client = openai.OpenAI(base_url=server, api_key=KEY)
+    with pytest.raises(openai.BadRequestError, match="temperature") as caught:
+        client.chat.completions.create(model="m", messages=[HI], temperature=-5, stream=True)
+    assert caught.value.param == "temperature"
+
+
+@pytest.mark.slow
+def test_a_50_mb_body_is_refused_before_it_is_read(served: Served) -> None:
+    before = served.rss_mb()
+    body = json.dumps({"messages": [{"role": "user", "content": "x" * (50 * MB)}]}).encode()
+    began = time.perf_counter()
+    declared = post(served, raw=body)
+    declared_s = time.perf_counter() - began
+
+    def chunks() -> Iterator[bytes]:
+        for start in range(0, len(body), MB):
+            yield body[start : start + MB]
+
+    began = time.perf_counter()
+    chunked = httpx.post(
+        served.chat_url, content=chunks(), headers={**AUTH, "Content-Type": "application/json"}
+    )
+    chunked_s = time.perf_counter() - began
+    after = served.rss_mb()
+    print(
+        f"\n50 MB body refused in {declared_s:.3f} s (Content-Length), {chunked_s:.3f} s "
+        f"(chunked); server RSS {before:.0f} -> {after:.0f} MB; load {os.getloadavg()[0]:.2f}"
+    )
+    for reply in (declared, chunked):
+        assert reply.status_code == 413, reply.text
+        assert reply.json()["error"]["code"] == "request_too_large"
+    assert chunked.request.headers.get("transfer-encoding") == "chunked"
+    assert after - before < 50
+
+
+@pytest.mark.slow
+def test_the_413_comes_before_the_body_is_sent(served: Served) -> None:
+    port = int(served.base.split(":")[2].split("/")[0])
+    head = (
+        "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
+        f"Authorization: Bearer {KEY}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {50 * MB}\r\n\r\n"
+    )
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(head.encode())  # and not one byte of the body
+        assert sock.recv(4096).startswith(b"HTTP/1.1 413")
 
 
 def test_non_loopback_bind_needs_a_key() -> None:
@@ -102,12 +293,3 @@ def test_non_loopback_bind_needs_a_key() -> None:
     check_bind("0.0.0.0", "k")
     check_bind("127.0.0.1", None)
     check_bind("::1", None)
-
-
-def test_parse_chat_body_validates_fields() -> None:
-    request = parse_chat_body(
-        {"messages": [{"role": "user", "content": "hi"}], "max_completion_tokens": 7, "stop": "x"}
-    )
-    assert request.max_tokens == 7 and request.stop == ["x"]
-    with pytest.raises(ValueError, match="max_tokens"):
-        parse_chat_body({"messages": [{"role": "user", "content": "hi"}], "max_tokens": 0})
