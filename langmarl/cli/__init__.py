@@ -8,9 +8,10 @@ Typer app; ``COMMAND_MODULES`` lists them. Heavy imports stay inside the command
 from __future__ import annotations
 
 import importlib
-import logging
 
 import typer
+
+from langmarl.cli.common import setup_logging
 
 COMMAND_MODULES = [
     "langmarl.cli.llm_commands",
@@ -37,10 +38,7 @@ def build_app() -> typer.Typer:
     def root(
         verbose: bool = typer.Option(False, "--verbose", "-v", help="Log debug messages."),
     ) -> None:
-        logging.basicConfig(
-            level=logging.DEBUG if verbose else logging.INFO,
-            format="%(levelname)s %(name)s: %(message)s",
-        )
+        setup_logging(verbose)
 
     for module in COMMAND_MODULES:
         importlib.import_module(module).register(app)

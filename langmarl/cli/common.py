@@ -1,7 +1,8 @@
-"""Helpers shared by the CLI modules: error display, overrides, the console."""
+"""Helpers shared by the CLI modules: logging, error display, overrides, the console."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import typer
@@ -13,12 +14,41 @@ console = Console()
 err_console = Console(stderr=True)
 
 
+HTTP_LOGGERS = ("httpx", "httpx2", "httpcore", "httpcore2", "openai", "urllib3")
+"""Libraries that log every request at INFO ("HTTP Request: POST ..."; openai 3 sends its
+requests through httpx2): shown only with -v."""
+
+
+def setup_logging(verbose: bool) -> None:
+    """Log INFO (DEBUG with ``-v``) to stderr, HTTP libraries only from WARNING unless
+    ``-v``, and scrub the environment's secrets from every line a root handler prints
+    (a run adds its LLM keys while it runs, see :func:`langmarl.core.secrets.redacting_logs`).
+    """
+    from langmarl.core.secrets import Redactor, environment_secrets, install_log_redaction
+
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.INFO,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    for name in HTTP_LOGGERS:
+        logging.getLogger(name).setLevel(logging.NOTSET if verbose else logging.WARNING)
+    install_log_redaction(Redactor(environment_secrets()))
+
+
 def run_app(app: typer.Typer) -> None:
-    """Run ``app``; a ``LangmarlError`` becomes a red message and exit code 1, no traceback."""
+    """Run ``app``; a ``LangmarlError`` becomes one red line (secrets scrubbed, not wrapped
+    at the terminal width) and exit code 1, no traceback."""
+    from rich.markup import escape
+
+    from langmarl.core.secrets import Redactor, environment_secrets
+
     try:
         app()
     except LangmarlError as exc:
-        err_console.print(f"[bold red]error:[/] {exc}", markup=True, highlight=False)
+        message = escape(Redactor(environment_secrets())(str(exc)))
+        err_console.print(
+            f"[bold red]error:[/] {message}", markup=True, highlight=False, soft_wrap=True
+        )
         raise SystemExit(1) from None
 
 
