@@ -12,6 +12,11 @@
 
 Final statuses: ``passed``, ``max_iterations``, ``invalid_code`` (no reward validated and
 ``fallback="none"``), ``error`` (an LLM, training or I/O failure; the message says which).
+
+Secrets: the session's :class:`~langmarl.core.secrets.Redactor` (environment secrets and the
+LLM clients' keys) scrubs every file of the session directory, the log records emitted
+while the session runs, and the returned :class:`LoopResult`; a model that echoes its API
+key leaves ``[REDACTED]`` behind.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from langmarl.core.files import atomic_write_text
+from langmarl.core.secrets import Redactor, environment_secrets, llm_secrets, redacting_logs
 from langmarl.p2p import author, judge, reviser
 from langmarl.p2p.contracts import (
     IterationAggregation,
@@ -148,7 +153,7 @@ class Session:
                 self.judge_code_problem = "no usable judge_fn: " + " | ".join(errors[-2:])
                 logger.info("%s; judging without the code judge", self.judge_code_problem)
             else:
-                atomic_write_text(self.record.path / "judge_fn.py", self.judge_code)
+                self.record.redact.write_text(self.record.path / "judge_fn.py", self.judge_code)
 
     def first_reward(self) -> tuple[str, RewardOrigin, ValidationResult] | None:
         """An authored reward, the fallback template, or None (-> invalid_code)."""
@@ -319,7 +324,10 @@ def run_loop(
         from langmarl.llm.config import LLMConfig
 
         llm = LLMClient(LLMConfig.from_preset("local"), role="p2p")
-    record = SessionRecord(Path(runs_dir) / (session_id or new_session_id()))
+    redact = Redactor(
+        environment_secrets() | llm_secrets([llm.config, vlm.config if vlm else None])
+    )
+    record = SessionRecord(Path(runs_dir) / (session_id or new_session_id()), redact)
     record.path.mkdir(parents=True, exist_ok=True)
     record.save_metadata(
         {
@@ -338,17 +346,18 @@ def run_loop(
         validator or (lambda source, env_id: validate_reward_code(source, env_id)),
         trainer or _default_trainer(config),
     )  # fmt: skip
-    try:
-        session.run()
-    except KeyboardInterrupt:
-        result.status, result.error = "cancelled", "interrupted"
-        _finish(record, result)
-        raise
-    except Exception as exc:  # the loop's edge: record any failure as a status, never crash
-        logger.exception("p2p session %s failed", record.session_id)
-        result.status, result.error = "error", f"{type(exc).__name__}: {exc}"
+    with redacting_logs(redact):
+        try:
+            session.run()
+        except KeyboardInterrupt:
+            result.status, result.error = "cancelled", "interrupted"
+            _finish(record, result)
+            raise
+        except Exception as exc:  # the loop's edge: record any failure as a status, never crash
+            logger.exception("p2p session %s failed", record.session_id)
+            result.status, result.error = "error", f"{type(exc).__name__}: {exc}"
     _finish(record, result)
-    return result
+    return LoopResult.model_validate_json(redact(result.model_dump_json()))
 
 
 def _finish(record: SessionRecord, result: LoopResult) -> None:

@@ -10,7 +10,10 @@ Layout::
             trajectory_<step>.npz     saved evaluation trajectories
             runs/<run_id>/            one executor run per config x seed (multi-run iterations)
 
-Every file is plain JSON/JSONL/text/npz and written atomically.
+Every file is plain JSON/JSONL/text/npz and written atomically. JSON and text files pass the
+record's :class:`~langmarl.core.secrets.Redactor` first (the session's: environment secrets
+and the LLM keys; by default the environment's), so an API key a model echoed into a reply
+never reaches disk.
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from langmarl.core.files import atomic_write_json, atomic_write_text, read_jsonl
+from langmarl.core.files import read_jsonl
+from langmarl.core.secrets import Redactor, environment_secrets
 from langmarl.p2p.contracts import (
     IterationStatus,
     JudgmentResult,
@@ -40,7 +44,7 @@ def _read_json(path: Path) -> Any:
         return None
     try:
         return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError:
+    except ValueError:  # corrupt JSON or not UTF-8: treated as absent, as a torn write would be
         return None
 
 
@@ -53,11 +57,21 @@ def _status_payload(status: str, error: str | None) -> dict[str, Any]:
     return {"status": status, "error": error, "updated_at": time.time()}
 
 
-class IterationRecord:
-    """One iteration directory (``runs/<session>/iter_N/``) or one executor run directory."""
+def _default_redactor(redact: Redactor | None) -> Redactor:
+    return redact if redact is not None else Redactor(environment_secrets())
 
-    def __init__(self, path: str | Path) -> None:
+
+class IterationRecord:
+    """One iteration directory (``runs/<session>/iter_N/``) or one executor run directory.
+
+    Args:
+        path: The directory.
+        redact: Scrubs secrets from every file written (default: the environment's secrets).
+    """
+
+    def __init__(self, path: str | Path, redact: Redactor | None = None) -> None:
         self.path = Path(path)
+        self.redact = _default_redactor(redact)
         self.iteration_id = self.path.name
         self.config_path = self.path / "config.json"
         self.reward_fn_path = self.path / "reward_fn.py"
@@ -88,7 +102,7 @@ class IterationRecord:
         return _read_json(self.config_path)
 
     def save_config(self, config: TrainConfig) -> None:
-        atomic_write_json(self.config_path, config.model_dump())
+        self.redact.write_json(self.config_path, config.model_dump())
 
     def read_reward_source(self) -> str:
         return (
@@ -96,34 +110,34 @@ class IterationRecord:
         )
 
     def save_reward_source(self, source: str) -> None:
-        atomic_write_text(self.reward_fn_path, source)
+        self.redact.write_text(self.reward_fn_path, source)
 
     def read_reward_spec(self) -> RewardSpec:
         return _read_model(self.reward_spec_path, RewardSpec) or RewardSpec()
 
     def save_reward_spec(self, spec: RewardSpec) -> None:
-        atomic_write_json(self.reward_spec_path, spec.model_dump())
+        self.redact.write_json(self.reward_spec_path, spec.model_dump())
 
     def read_summary(self) -> TrainSummary | None:
         return _read_model(self.summary_path, TrainSummary)
 
     def save_summary(self, summary: TrainSummary) -> None:
-        atomic_write_json(self.summary_path, summary.model_dump())
+        self.redact.write_json(self.summary_path, summary.model_dump())
 
     def read_judgment(self) -> JudgmentResult | None:
         return _read_model(self.judgment_path, JudgmentResult)
 
     def save_judgment(self, judgment: JudgmentResult) -> None:
-        atomic_write_json(self.judgment_path, judgment.model_dump())
+        self.redact.write_json(self.judgment_path, judgment.model_dump())
 
     def save_revised_reward(self, code: str) -> None:
-        atomic_write_text(self.revised_reward_path, code)
+        self.redact.write_text(self.revised_reward_path, code)
 
     def save_prompt(self, prompt: str) -> None:
-        atomic_write_text(self.prompt_path, prompt)
+        self.redact.write_text(self.prompt_path, prompt)
 
     def set_status(self, status: IterationStatus, error: str | None = None) -> None:
-        atomic_write_json(self.status_path, _status_payload(status, error))
+        self.redact.write_json(self.status_path, _status_payload(status, error))
 
     def read_status(self) -> dict[str, Any] | None:
         return _read_json(self.status_path)
@@ -166,7 +180,9 @@ class IterationRecord:
         """The per-run records of a multi-run iteration (empty for a single run)."""
         if not self.runs_dir.is_dir():
             return []
-        return [IterationRecord(p) for p in sorted(self.runs_dir.iterdir()) if p.is_dir()]
+        return [
+            IterationRecord(p, self.redact) for p in sorted(self.runs_dir.iterdir()) if p.is_dir()
+        ]
 
     def validate(self) -> list[str]:
         """Missing or invalid items of a completed iteration ([] when it is complete)."""
@@ -195,10 +211,17 @@ def _step_of(stem: str) -> int:
 
 
 class SessionRecord:
-    """One session directory (``runs/<session_id>/``)."""
+    """One session directory (``runs/<session_id>/``).
 
-    def __init__(self, path: str | Path) -> None:
+    Args:
+        path: The directory.
+        redact: Scrubs secrets from every file written here and in its iterations
+            (default: the environment's secrets).
+    """
+
+    def __init__(self, path: str | Path, redact: Redactor | None = None) -> None:
         self.path = Path(path)
+        self.redact = _default_redactor(redact)
         self.session_id = self.path.name
         self.status_path = self.path / "status.json"
         self.history_path = self.path / "loop_history.json"
@@ -209,7 +232,7 @@ class SessionRecord:
         return f"SessionRecord({str(self.path)!r})"
 
     def set_status(self, status: SessionStatus, error: str | None = None) -> None:
-        atomic_write_json(self.status_path, _status_payload(status, error))
+        self.redact.write_json(self.status_path, _status_payload(status, error))
 
     def read_status(self) -> dict[str, Any] | None:
         return _read_json(self.status_path)
@@ -218,10 +241,10 @@ class SessionRecord:
         """Record that the loop is alive (``heartbeat_at`` in status.json)."""
         status = self.read_status() or _status_payload("running", None)
         status["heartbeat_at"] = time.time()
-        atomic_write_json(self.status_path, status)
+        self.redact.write_json(self.status_path, status)
 
     def save_history(self, data: dict[str, Any]) -> None:
-        atomic_write_json(self.history_path, data)
+        self.redact.write_json(self.history_path, data)
 
     def read_history(self) -> dict[str, Any] | None:
         return _read_json(self.history_path)
@@ -230,7 +253,7 @@ class SessionRecord:
         return _read_json(self.metadata_path) or {}
 
     def save_metadata(self, data: dict[str, Any]) -> None:
-        atomic_write_json(self.metadata_path, data)
+        self.redact.write_json(self.metadata_path, data)
 
     def update_metadata(self, **kwargs: Any) -> dict[str, Any]:
         data = {**self.read_metadata(), **kwargs}
@@ -238,7 +261,7 @@ class SessionRecord:
         return data
 
     def save_analysis(self, data: dict[str, Any]) -> None:
-        atomic_write_json(self.analysis_path, data)
+        self.redact.write_json(self.analysis_path, data)
 
     def read_analysis(self) -> dict[str, Any] | None:
         return _read_json(self.analysis_path)
@@ -246,14 +269,16 @@ class SessionRecord:
     def iteration_records(self) -> list[IterationRecord]:
         """The ``iter_N`` records in iteration order."""
         dirs = [p for p in self.path.glob("iter_*") if p.is_dir()]
-        return [IterationRecord(p) for p in sorted(dirs, key=lambda p: _step_of(p.name))]
+        return [
+            IterationRecord(p, self.redact) for p in sorted(dirs, key=lambda p: _step_of(p.name))
+        ]
 
     def get_iteration(self, iteration_id: str) -> IterationRecord | None:
         path = self.path / iteration_id
-        return IterationRecord(path) if path.is_dir() else None
+        return IterationRecord(path, self.redact) if path.is_dir() else None
 
     def new_iteration(self, number: int) -> IterationRecord:
         """Create and return ``iter_<number>``."""
-        record = IterationRecord(self.path / f"iter_{number}")
+        record = IterationRecord(self.path / f"iter_{number}", self.redact)
         record.path.mkdir(parents=True, exist_ok=True)
         return record
