@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from langmarl.core.files import atomic_write_json
+from langmarl.core.secrets import Redactor, environment_secrets
 from langmarl.envs.parallel import prompts
 from langmarl.envs.parallel.runner import execute_plan
 from langmarl.envs.parallel.tasks import ParallelTask
@@ -150,7 +151,7 @@ class OrchestratorGRPO:
         point = {**document["curve"][-1], "loss": loss, "seconds": round(seconds, 3)}
         self.metrics.append(point)
         out = Path(self.config.output_dir)
-        atomic_write_json(out / CURVES_FILE, document)
+        Redactor(environment_secrets()).write_json(out / CURVES_FILE, document)  # plan texts
         atomic_write_json(out / "metrics.json", self.metrics)
         log.info(
             "GRPO step %d: reward %.3f (r_perf %.3f), sub-agents %.2f, critical %.2f vs serial "
