@@ -27,10 +27,11 @@ def _loop_config(
 ) -> Any:
     from pydantic import ValidationError
 
+    from langmarl.config.loading import read_mapping
     from langmarl.core.validation import config_error
     from langmarl.p2p.loop import LoopConfig
 
-    data: dict[str, Any] = _read_config_file(config_file) if config_file else {}
+    data: dict[str, Any] = read_mapping(config_file) if config_file else {}
     if env_id is not None:
         data["env_id"] = env_id
     if iterations is not None:
@@ -47,20 +48,6 @@ def _loop_config(
         return LoopConfig.model_validate(data)
     except ValidationError as exc:
         raise config_error(exc, LoopConfig, "command-line options") from None
-
-
-def _read_config_file(path: Path) -> dict[str, Any]:
-    import yaml
-
-    from langmarl.core.errors import ConfigError
-
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError(f"cannot read loop config {str(path)!r}: {exc}") from exc
-    if not isinstance(data, dict):
-        raise ConfigError(f"loop config {str(path)!r} must be a mapping of LoopConfig fields")
-    return data
 
 
 def _clients(llm: str, vlm: str | None) -> tuple[Any, Any]:

@@ -67,19 +67,58 @@ def default_kinds() -> ConfigKinds:
 CONFIG_KINDS = default_kinds()
 
 
+SAVE_AS_UTF8 = "save it as UTF-8 (e.g. iconv -f latin1 -t utf-8 OLD > NEW) and run again."
+"""The fix for an input file (config, dataset) in another encoding."""
+
+
+def read_input_text(path: Path, what: str = "Config file") -> str:
+    """The text of a file the user gave langmarl (a config, a dataset), which must be UTF-8.
+
+    Args:
+        path: The file.
+        what: How messages name it ("Config file", "Dataset file", ...).
+
+    Raises:
+        ConfigError: naming the file if it is missing, unreadable or not UTF-8.
+    """
+    if not path.is_file():
+        raise ConfigError(f"{what} {str(path)!r} does not exist.")
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{what} {str(path)!r} is not UTF-8 text (byte {exc.start} is "
+            f"0x{exc.object[exc.start]:02x}): {SAVE_AS_UTF8}"
+        ) from None
+    except OSError as exc:
+        raise ConfigError(f"Cannot read {what.lower()} {str(path)!r}: {exc.strerror}.") from None
+
+
+def describe_parse_error(exc: json.JSONDecodeError | yaml.YAMLError) -> str:
+    """One line saying what is wrong and where (line and column, counted from 1)."""
+    if isinstance(exc, json.JSONDecodeError):
+        cut = exc.pos >= len(exc.doc.rstrip())
+        hint = " (the file ends too early: was it cut short?)" if cut else ""
+        return f"{exc.msg} at line {exc.lineno}, column {exc.colno}{hint}."
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    return f"{problem}{where}."
+
+
 def read_mapping(path: Path) -> dict[str, Any]:
     """Read a JSON or YAML file whose top level is a mapping.
 
     Raises:
-        ConfigError: if the file is missing, unparseable or not a mapping.
+        ConfigError: if the file is missing, unreadable, not UTF-8, not valid JSON/YAML
+            (the message gives the line and column) or not a mapping.
     """
-    if not path.is_file():
-        raise ConfigError(f"Config file {str(path)!r} does not exist.")
-    text = path.read_text(encoding="utf-8")
+    text = read_input_text(path)
     try:
         data = yaml.safe_load(text) if path.suffix in {".yaml", ".yml"} else json.loads(text)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise ConfigError(f"Config file {str(path)!r} is not valid: {exc}") from None
+        message = describe_parse_error(exc)
+        raise ConfigError(f"Config file {str(path)!r} is not valid: {message}") from None
     if not isinstance(data, dict):
         raise ConfigError(
             f"Config file {str(path)!r} must hold a mapping of keys to values, "

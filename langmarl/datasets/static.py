@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from langmarl.core.errors import ConfigError
 from langmarl.core.files import read_jsonl
 from langmarl.datasets.models import DataPoint
 
@@ -32,6 +33,8 @@ class StaticDataset:
     Raises:
         ValueError: for a file that is neither JSON nor JSONL, an invalid item when
             ``strict``, or fewer than ``min_samples`` valid items.
+        LangmarlError: naming the file when it is not UTF-8 or not valid JSON
+            (a ``ConfigError``, also a ``ValueError``, for ``.json``).
         TypeError: for an unsupported ``data`` type.
     """
 
@@ -84,12 +87,19 @@ def _raw_items(data: Any) -> list[Any]:
 
 
 def _load_file(path: Path) -> list[Any]:
+    from langmarl.config.loading import describe_parse_error, read_input_text
+
     if not path.is_file():
         raise ValueError(f"dataset file {str(path)!r} does not exist")
     if path.suffix == ".jsonl":
         return list(read_jsonl(path))
     if path.suffix == ".json":
-        loaded = json.loads(path.read_text(encoding="utf-8"))
+        text = read_input_text(path, "Dataset file")
+        try:
+            loaded = json.loads(text)
+        except json.JSONDecodeError as exc:
+            message = describe_parse_error(exc)
+            raise ConfigError(f"Dataset file {str(path)!r} is not valid JSON: {message}") from None
         if not isinstance(loaded, list):
             raise ValueError(f"{str(path)!r} must hold a JSON list of objects")
         return loaded

@@ -142,10 +142,12 @@ def read_task_file(path: Path, task_type: str) -> list[Task]:
     """Tasks of ``task_type`` in one JSONL file (rows of other types are skipped).
 
     Raises:
-        ConfigError: naming the file and line of an invalid JSON row.
+        ConfigError: naming the file (and line) when it is not UTF-8 or a row is not JSON.
     """
+    from langmarl.config.loading import read_input_text
+
     tasks = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(read_input_text(path, "Task file").splitlines(), 1):
         if not line.strip():
             continue
         try:
