@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 from langmarl.core.base import BaseCritic, BaseEnvironment, BaseOptimizer, BaseReward
 from langmarl.core.errors import LangmarlError, LLMError
 from langmarl.core.records import Evaluation, Gradient, Policies, Trajectory
-from langmarl.core.secrets import environment_secrets, llm_secrets
+from langmarl.core.secrets import environment_secrets, llm_secrets, redacting_logs
 from langmarl.llm.client import LLMClient, run_sync
 from langmarl.llm.tracker import UsageLedger
 from langmarl.store import LocalStore, PolicyCheckpoint, RunLogger, TrajectoryStore
@@ -250,7 +250,7 @@ class MonteCarloTrainer:
             self._emit("on_train_start", self)
             return await self._iterate(first, end)
 
-        with self.lock:
+        with self.lock, redacting_logs(self.store.redact):  # no key in any log line either
             self.stop_reason = None
             try:
                 await self._tracked(run())
@@ -307,7 +307,7 @@ class MonteCarloTrainer:
         return run_sync(self._atrain_one(iteration))
 
     async def _atrain_one(self, iteration: int) -> dict[str, Any]:
-        with self.lock:
+        with self.lock, redacting_logs(self.store.redact):
             return await self._atrain_one_locked(iteration)
 
     async def _atrain_one_locked(self, iteration: int) -> dict[str, Any]:

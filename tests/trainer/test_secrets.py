@@ -3,12 +3,14 @@
 import json
 import logging
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from langmarl.api import build_trainer
 from langmarl.config import load_config
 from langmarl.testing.openai_stub import OpenAIStub
+from langmarl.trainer import Callback
 
 SECRET = "sk-fake-langmarl-SECRET-0123456789"
 ENV_SECRET = "sk-env-langmarl-SECRET-9876543210"
@@ -52,8 +54,13 @@ def test_api_keys_never_reach_disk_or_logs(
             )
         )
         config = load_config(config_path)
+
+        class LogsEpisodes(Callback):  # a user's own logger sees the model's raw text
+            def on_episode_complete(self, trajectory: Any, trainer: Any) -> None:
+                logging.getLogger("user.code").info("episode: %s", trajectory.to_dict())
+
         with caplog.at_level(logging.DEBUG):
-            metrics = build_trainer(config).train()
+            metrics = build_trainer(config, callbacks=[LogsEpisodes()]).train()
         sent = {str(body) for body in stub.bodies}
     assert metrics[0]["num_episodes"] == 2 and len(sent) > 0
     written = [p for p in tmp_path.rglob("*") if p.is_file() and p != config_path]
@@ -65,3 +72,4 @@ def test_api_keys_never_reach_disk_or_logs(
         "[REDACTED]" in (tmp_path / "runs/secret/trajectories/iter_0000/ep_0000.json").read_text()
     )
     assert SECRET not in caplog.text and ENV_SECRET not in caplog.text
+    assert "episode: " in caplog.text and "[REDACTED]" in caplog.text
