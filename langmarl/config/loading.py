@@ -11,6 +11,7 @@ import yaml
 
 from langmarl.config.base import BaseConfig
 from langmarl.core.errors import ConfigError
+from langmarl.core.files import read_input_text
 from langmarl.core.validation import did_you_mean
 
 
@@ -65,33 +66,6 @@ def default_kinds() -> ConfigKinds:
 
 
 CONFIG_KINDS = default_kinds()
-
-
-SAVE_AS_UTF8 = "save it as UTF-8 (e.g. iconv -f latin1 -t utf-8 OLD > NEW) and run again."
-"""The fix for an input file (config, dataset) in another encoding."""
-
-
-def read_input_text(path: Path, what: str = "Config file") -> str:
-    """The text of a file the user gave langmarl (a config, a dataset), which must be UTF-8.
-
-    Args:
-        path: The file.
-        what: How messages name it ("Config file", "Dataset file", ...).
-
-    Raises:
-        ConfigError: naming the file if it is missing, unreadable or not UTF-8.
-    """
-    if not path.is_file():
-        raise ConfigError(f"{what} {str(path)!r} does not exist.")
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(
-            f"{what} {str(path)!r} is not UTF-8 text (byte {exc.start} is "
-            f"0x{exc.object[exc.start]:02x}): {SAVE_AS_UTF8}"
-        ) from None
-    except OSError as exc:
-        raise ConfigError(f"Cannot read {what.lower()} {str(path)!r}: {exc.strerror}.") from None
 
 
 def describe_parse_error(exc: json.JSONDecodeError | yaml.YAMLError) -> str:

@@ -87,7 +87,8 @@ def _raw_items(data: Any) -> list[Any]:
 
 
 def _load_file(path: Path) -> list[Any]:
-    from langmarl.config.loading import describe_parse_error, read_input_text
+    from langmarl.config.loading import describe_parse_error
+    from langmarl.core.files import read_input_text
 
     if not path.is_file():
         raise ValueError(f"dataset file {str(path)!r} does not exist")

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from langmarl.core.errors import ConfigError
+from langmarl.core.files import read_input_text
 from langmarl.core.validation import did_you_mean
 from langmarl.magrpo import prompts
 from langmarl.magrpo.codecheck import extract_code, humaneval_asserts, run_tests, static_check
@@ -107,8 +108,7 @@ def _coding_items(dataset_path: str | None) -> list[dict[str, Any]]:
             "(prompt, entry_point, test) or leave it out for the built-in toy problems"
         )
     items = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
+    for row in read_jsonl_rows(path):
         tests = humaneval_asserts(row["test"], row["entry_point"])
         items.append({"prompt": row["prompt"], "entry_point": row["entry_point"], "tests": tests})
     return items
@@ -168,7 +168,7 @@ def writing_task(
         path = Path(dataset_path)
         if not path.is_file():
             raise ConfigError(f"dataset_path {dataset_path!r} does not exist: give a JSONL file")
-        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        rows = read_jsonl_rows(path)
         items = [{"prompt": str(row.get("prompt") or row.get("input") or row)} for row in rows]
     train, evaluation = _split(items, num_train, num_eval)
     return Task(
@@ -201,7 +201,7 @@ def poster_task(
                 f"dataset_path {dataset_path!r} does not exist: give a text file with one topic "
                 "per line, or leave it out for the shipped topics"
             )
-        lines = (line.strip() for line in path.read_text(encoding="utf-8").splitlines())
+        lines = (line.strip() for line in read_input_text(path, "Dataset file").splitlines())
         topics = [line for line in lines if line and not line.startswith("#")]
     train, evaluation = _split(poster.poster_items(topics), num_train, num_eval)
     return Task(
@@ -212,6 +212,33 @@ def poster_task(
         formatters=poster.poster_formatters(),
         reward_func=poster.poster_reward,
     )
+
+
+def read_jsonl_rows(path: Path) -> list[dict[str, Any]]:
+    """The JSON objects of a JSONL dataset, one per non-blank line.
+
+    Raises:
+        ConfigError: naming the file (and the line) if it is not UTF-8 or a line is not a
+            JSON object.
+    """
+    rows = []
+    for number, line in enumerate(read_input_text(path, "Dataset file").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(
+                f"Dataset file {str(path)!r}, line {number}: not JSON ({exc.msg}); "
+                "give one JSON object per line"
+            ) from None
+        if not isinstance(row, dict):
+            raise ConfigError(
+                f"Dataset file {str(path)!r}, line {number}: a JSON object is needed, got "
+                f"{type(row).__name__}"
+            )
+        rows.append(row)
+    return rows
 
 
 def _split(

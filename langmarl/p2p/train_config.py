@@ -5,13 +5,11 @@ Defaults live here only; the executor, the loop, the CLI and the docs read them 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from langmarl.core.errors import ConfigError
 from langmarl.core.validation import config_error
 
 
@@ -94,13 +92,16 @@ class TrainConfig(BaseModel):
 
     @classmethod
     def from_file(cls, path: str | Path) -> TrainConfig:
-        """Read a JSON file of TrainConfig fields (omitted fields keep their defaults)."""
-        path = Path(path)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ConfigError(f"cannot read train config {str(path)!r}: {exc}") from exc
-        return cls.from_dict(data, source=str(path))
+        """Read a JSON (or YAML) file of TrainConfig fields (omitted fields keep their
+        defaults).
+
+        Raises:
+            ConfigError: naming the file if it is missing, not UTF-8, not valid JSON (with
+                line and column) or holds an invalid field.
+        """
+        from langmarl.config.loading import read_mapping
+
+        return cls.from_dict(read_mapping(Path(path)), source=str(path))
 
     def run_id(self) -> str:
         """A short name for this run: ``seed_<seed>``."""

@@ -144,7 +144,7 @@ def read_task_file(path: Path, task_type: str) -> list[Task]:
     Raises:
         ConfigError: naming the file (and line) when it is not UTF-8 or a row is not JSON.
     """
-    from langmarl.config.loading import read_input_text
+    from langmarl.core.files import read_input_text
 
     tasks = []
     for number, line in enumerate(read_input_text(path, "Task file").splitlines(), 1):
