@@ -1,16 +1,26 @@
-"""Start-up code of a sandboxed interpreter (stdlib only; its source is passed with ``-c``).
+"""Start-up code of every sandboxed process (stdlib only; its source is passed with ``-c``).
 
-Run as ``python -I -B -X utf8 -c <this source> <config json> <script> [args…]``. Before the
-user's script runs it: joins the run's pids cgroup, moves into a fresh network namespace (when
-the kernel allows), sets the resource limits, confines the file system with Landlock (when the
-kernel offers it; see ``landlock.py``) and installs an audit hook that refuses writes outside
-the sandbox directory, network sockets and DNS, starting other programs, reading other
-processes' environments, and walking the garbage collector (which could reach the hook's
-state). The hook is a Python-level guard: code that loads native libraries could get around
-it; the kernel-level barriers are the limits, the namespace, the cgroup and Landlock.
+Run as ``python -I -B -X utf8 -c <this source> <config json>`` (see ``confine.py``, which
+writes the config). In order, before any untrusted code runs:
 
-The Landlock ABI used (0: unavailable, only the hook guards the file system) is written to the
-status descriptor ``config["status_fd"]``, which is closed before the user's script runs.
+1. join the run's cgroups (total memory and process caps; the parent made them);
+2. new user, mount and network namespaces (``_namespaces.py``; fails closed, see there);
+3. empty tmpfs over ``/tmp``, ``/run``, ``/var/tmp``, ``/dev/shm`` (host services' Unix
+   sockets) except for the paths the sandbox needs;
+4. the sandbox directory becomes a tmpfs of ``disk_bytes`` (its files are copied in), and
+   each persisted directory is served from that tmpfs too (``_mirror.py`` copies it in);
+5. with persisted directories, fork: this process stays outside the remaining layers as the
+   supervisor that mirrors them back to the real disk (at most ``disk_bytes``), the child
+   goes on;
+6. drop every capability, set the rlimits (address space, CPU, file size, processes, no
+   core dumps), confine the file system with Landlock (``landlock.py``), load the seccomp
+   filter (``seccomp.py``), install the audit hook (``_hook.py``);
+7. run the target: a script, a module (``-m``) or a code string (``-c``).
+
+The parent reads one ``key=value`` line per fact from ``config["status_fd"]``: ``landlock=N``
+(the ABI; 0 without Landlock), ``seccomp=0|1``, ``degraded=<note>`` for each missing
+optional layer, or ``error=<message>`` when a required layer failed, in which case the
+process exits with status 125 before running anything.
 """
 
 from __future__ import annotations
@@ -18,56 +28,106 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import re
 import resource
 import runpy
-import socket
+import select
+import signal
 import sys
-from collections.abc import Callable
-from typing import Any
+import time
+from types import ModuleType
+from typing import Any, NoReturn
 
-_CLONE_NEWNET = 0x40000000
-_CLONE_NEWUSER = 0x10000000
-_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
-_PATH_EVENTS = {
-    "os.remove": 1,
-    "os.rename": 2,
-    "os.rmdir": 1,
-    "os.mkdir": 1,
-    "os.symlink": 2,
-    "os.link": 2,
-    "os.chmod": 1,
-    "os.chown": 1,
-    "os.truncate": 1,
-    "os.utime": 1,
-    "shutil.rmtree": 1,
-}
-_EXEC_EVENTS = frozenset(
-    {"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.startfile"}
-)
-_GC_EVENTS = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents"})
-_NATIVE_DENY = frozenset(
-    {"socket", "connect", "bind", "sendto", "execve", "execv", "execvp", "system", "popen"}
-    | {"posix_spawn", "unshare", "setns", "setrlimit", "prlimit", "prlimit64", "fork"}
-)
-_ENVIRON = re.compile(r"^/proc/(\d+|thread-self)/(task/\d+/)?environ$")
+SETUP_FAILED = 125
 
 
-def _join_cgroup(procs_file: str | None) -> None:
-    if procs_file:
+class _Status:
+    """The status pipe to the parent (a no-op without one)."""
+
+    def __init__(self, fd: int | None) -> None:
+        self.fd = fd
+
+    def send(self, key: str, value: object) -> None:
+        if self.fd is not None:
+            text = str(value).replace("\n", " ")
+            os.write(self.fd, f"{key}={text}\n".encode("utf-8", "replace"))
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+def _load(name: str, path: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"_langmarl_sandbox_{name}", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load the sandbox module {path!r}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _join_cgroups(procs_files: list[str]) -> None:
+    for procs_file in procs_files:
         with open(procs_file, "w") as handle:
             handle.write(str(os.getpid()))
 
 
-def _unshare_network() -> None:
-    try:
-        import ctypes
+def _isolate(config: dict[str, Any], mods: dict[str, ModuleType]) -> tuple[list[str], list[Any]]:
+    """Steps 2-4; returns the degradation notes and one outgoing mirror per persisted dir."""
+    ns, mirror = mods["namespaces"], mods["mirror"]
+    notes = [note] if (note := ns.enter(not config["allow_network"])) else []
+    ns.make_private()
+    read, execute = mods["landlock"].python_paths(config["allow_network"])
+    workdir = config["workdir"]
+    old_workdir = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY)
+    real_dirs = [os.open(p, os.O_RDONLY | os.O_DIRECTORY) for p in config["persist"]]
+    ns.hide([*read, *execute, *config["readable"]])
+    ns.mount_tmpfs(workdir, config["disk_bytes"], config["disk_inodes"])
+    scratch = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY)
+    mirror.Mirror(old_workdir, scratch).sync(full=True)
+    os.close(old_workdir)
+    outgoing = []
+    for index, (path, real) in enumerate(zip(config["persist"], real_dirs, strict=True)):
+        staging = os.path.join(workdir, ".persist", str(index))
+        os.makedirs(staging)
+        staged = os.open(staging, os.O_RDONLY | os.O_DIRECTORY)
+        mirror.Mirror(real, staged).sync(full=True)
+        os.makedirs(path, exist_ok=True)  # a mount point, when the path lies in a hidden dir
+        ns.bind(staging, path)
+        out = mirror.Mirror(staged, real, budget=config["disk_bytes"])
+        out.baseline()
+        outgoing.append(out)
+    return notes, outgoing
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        flags = _CLONE_NEWNET if os.geteuid() == 0 else _CLONE_NEWUSER | _CLONE_NEWNET
-        libc.unshare(flags)  # failure leaves the socket guard as the only barrier
-    except (OSError, AttributeError):
-        pass
+
+def _supervise(child: int, mirrors: list[Any], interval: float, mods: dict[str, Any]) -> NoReturn:
+    """Mirror the persisted dirs every ``interval`` s until ``child`` exits, then exit alike."""
+    try:
+        waiter: int | None = os.pidfd_open(child)
+    except (AttributeError, OSError):
+        waiter = None
+    while True:
+        if waiter is not None:
+            select.select([waiter], [], [], interval)
+        else:
+            time.sleep(min(interval, 0.2))
+        pid, wait_status = os.waitpid(child, os.WNOHANG)
+        try:
+            for out in mirrors:
+                out.sync(full=pid != 0)
+        except mods["mirror"].BudgetExceeded as exc:
+            os.kill(child, signal.SIGKILL)
+            os.waitpid(child, 0)
+            sys.stderr.write(f"[sandbox] killed: {exc.strerror} (disk_limit)\n")
+            sys.stderr.flush()
+            os._exit(1)
+        if pid != 0:
+            break
+    if os.WIFSIGNALED(wait_status):
+        number = os.WTERMSIG(wait_status)
+        signal.signal(number, signal.SIG_DFL)
+        os.kill(os.getpid(), number)
+    os._exit(os.waitstatus_to_exitcode(wait_status) if not os.WIFSIGNALED(wait_status) else 1)
 
 
 def _set_limits(config: dict[str, Any]) -> None:
@@ -84,104 +144,88 @@ def _set_limits(config: dict[str, Any]) -> None:
         resource.setrlimit(which, (capped, capped))
 
 
-def _confine(config: dict[str, Any]) -> int:
-    """Landlock: read Python and the system libraries (``python_paths``), write only the
-    sandbox dir.
-
-    Returns the ABI version used, 0 when the kernel has no Landlock.
-    """
-    spec = importlib.util.spec_from_file_location("_sandbox_landlock", config["landlock_module"])
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load the Landlock module {config['landlock_module']!r}")
-    landlock = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(landlock)
+def _confine(config: dict[str, Any], mods: dict[str, ModuleType], status: _Status) -> None:
+    """Step 6: capabilities, rlimits, Landlock and seccomp, each reported on ``status``."""
+    try:
+        with open("/proc/self/oom_score_adj", "w") as handle:
+            handle.write("1000")  # the kernel's OOM killer takes sandboxed code first
+    except OSError:
+        pass
+    mods["namespaces"].drop_capabilities()
+    _set_limits(config)
+    landlock = mods["landlock"]
     read, execute = landlock.python_paths(config["allow_network"])
     try:
-        return int(
-            landlock.confine(
-                read=[*read, *config["readable"]],
-                execute=execute,
-                write=config["writable"],
-                allow_network=config["allow_network"],
-            )
+        abi = landlock.confine(
+            read=[*read, *config["readable"]],
+            execute=execute,
+            write=[config["workdir"], *config["persist"], os.devnull],
+            allow_network=config["allow_network"],
         )
-    except landlock.LandlockUnavailable:
-        return 0
-
-
-def _report_status(fd: int | None, landlock_abi: int) -> None:
-    if fd is not None:
-        os.write(fd, f"landlock={landlock_abi}\n".encode())
-        os.close(fd)
-
-
-def _make_hook(config: dict[str, Any]) -> Callable[[str, tuple[Any, ...]], None]:
-    roots = tuple(os.path.realpath(p) for p in config["writable"])
-    allow_network = bool(config["allow_network"])
-    allow_subprocess = bool(config["allow_subprocess"])
-    own_pid = str(os.getpid())
-
-    def inside(path: Any) -> bool:
-        if isinstance(path, int):
-            return True  # an already-open descriptor
-        real = os.path.realpath(os.fsdecode(path))
-        return any(real == root or real.startswith(root + os.sep) for root in roots)
-
-    def deny(action: str, code: str, what: str) -> None:
-        raise PermissionError(f"[sandbox] {action} is blocked ({code}): {what}")
-
-    def check_open(path: Any, mode: Any, flags: Any) -> None:
-        if isinstance(path, int):
-            return
-        match = _ENVIRON.match(os.path.realpath(os.fsdecode(path)))
-        if match and match.group(1) != own_pid:
-            deny("reading another process's environment", "secret_blocked", os.fsdecode(path))
-        writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
-            isinstance(flags, int) and flags & _WRITE_FLAGS
+    except landlock.LandlockUnavailable as exc:
+        abi = 0
+        status.send("degraded", f"landlock: {exc.strerror}; only the audit hook guards files")
+    status.send("landlock", abi)
+    try:
+        mods["seccomp"].install(
+            allow_exec=config["allow_subprocess"],
+            allow_network=config["allow_network"],
+            allow_unix_sockets=config["allow_unix_sockets"],
         )
-        if writing and not inside(path):
-            deny("writing outside the sandbox directory", "write_blocked", os.fsdecode(path))
+        status.send("seccomp", 1)
+    except mods["seccomp"].SeccompUnavailable as exc:
+        status.send("seccomp", 0)
+        status.send("degraded", f"seccomp: {exc.strerror}; execve and sockets are not refused")
 
-    def check_socket(event: str, args: tuple[Any, ...]) -> None:
-        if event == "socket.__new__" and args[1] in (socket.AF_UNIX, -1):
-            return  # local pairs (asyncio's self-pipe); path addresses are refused below
-        deny("network access", "network_blocked", f"{event}{args[1:]!r}"[:200])
 
-    def hook(event: str, args: tuple[Any, ...]) -> None:
-        if event == "open":
-            check_open(*args[:3])
-        elif event in _PATH_EVENTS:
-            for path in args[: _PATH_EVENTS[event]]:
-                if not inside(path):
-                    deny(f"{event} outside the sandbox directory", "write_blocked", str(path))
-        elif not allow_network and (
-            event.startswith("socket.") and event not in ("socket.gethostname",)
-        ):
-            check_socket(event, args)
-        elif not allow_subprocess and event in _EXEC_EVENTS:
-            deny("starting another program", "subprocess_blocked", event)
-        elif event in _GC_EVENTS:
-            deny("walking the garbage collector", "guard", event)
-        elif event == "ctypes.dlsym" and str(args[1]) in _NATIVE_DENY:
-            deny("calling a native system function", "subprocess_blocked", str(args[1]))
-
-    return hook
+def _run_target(config: dict[str, Any]) -> None:
+    kind, name, args = config["target"]["kind"], config["target"]["name"], config["target"]["args"]
+    if kind == "script":
+        sys.argv = [name, *args]
+        sys.path.insert(0, config["workdir"])
+        runpy.run_path(name, run_name="__main__")
+    elif kind == "module":
+        sys.argv = [name, *args]
+        runpy.run_module(name, run_name="__main__", alter_sys=True)
+    else:
+        sys.argv = ["-c", *args]
+        namespace = {"__name__": "__main__", "__builtins__": __builtins__}
+        exec(compile(name, "<string>", "exec"), namespace)  # the target itself, already confined
 
 
 def main() -> None:
-    """Apply the limits and guards, then run the user's script as ``__main__``."""
+    """Set up every layer (fail closed on a required one), then run the target."""
     config = json.loads(sys.argv[1])
-    script, args = sys.argv[2], sys.argv[3:]
-    _join_cgroup(config.get("cgroup_procs"))
-    if not config["allow_network"]:
-        _unshare_network()
-    _set_limits(config)
-    _report_status(config.get("status_fd"), _confine(config))
+    status = _Status(config.get("status_fd"))
+    mods = {name: _load(name, path) for name, path in config["modules"].items()}
+    try:
+        _join_cgroups(config["cgroup_procs"])
+        notes, mirrors = _isolate(config, mods)
+    except OSError as exc:
+        status.send("error", f"sandbox setup failed: {exc}")
+        os._exit(SETUP_FAILED)
+    for note in notes:
+        status.send("degraded", note)
+    if mirrors and (child := os.fork()) != 0:
+        status.close()
+        mods["namespaces"].drop_capabilities()
+        _supervise(child, mirrors, config["mirror_interval_s"], mods)
+    _confine(config, mods, status)
+    status.close()
+    if not config["allow_subprocess"]:
+        mods["hook"].block_fork_exec()
     os.chdir(config["workdir"])
-    sys.path.insert(0, config["workdir"])
-    sys.argv = [script, *args]
-    sys.addaudithook(_make_hook(config))
-    runpy.run_path(script, run_name="__main__")
+    writable = [config["workdir"], *config["persist"], os.devnull]
+    sys.addaudithook(
+        mods["hook"].make_hook(
+            writable,
+            os.getpid(),
+            allow_network=config["allow_network"],
+            allow_subprocess=config["allow_subprocess"],
+        )
+    )
+    del mods, status
+    _run_target(config)
 
 
 if __name__ == "__main__":

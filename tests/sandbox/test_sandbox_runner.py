@@ -201,16 +201,16 @@ def test_secret_in_the_launch_environment_never_reaches_the_program() -> None:
         assert lines[name].startswith("refused PermissionError"), (name, lines[name])
 
 
-def test_dir_fd_write_outside_the_sandbox_is_blocked(tmp_path: Path) -> None:
+def test_dir_fd_write_outside_the_sandbox_is_blocked(visible_dir: Path) -> None:
     for flags in ("os.O_RDONLY", "os.O_PATH"):
         code = (
-            f"import os\nfd = os.open({str(tmp_path)!r}, {flags})\n"
+            f"import os\nfd = os.open({str(visible_dir)!r}, {flags})\n"
             "os.open('escaped.txt', os.O_WRONLY | os.O_CREAT, dir_fd=fd)\n"
         )
         result = run_python(code)
         assert not result.ok and result.killed_reason == "fs_blocked", result.stderr
         assert "PermissionError" in result.stderr
-        assert not (tmp_path / "escaped.txt").exists()
+        assert not (visible_dir / "escaped.txt").exists()
 
 
 def test_dir_fd_read_of_the_parent_environment_is_blocked() -> None:
@@ -223,8 +223,8 @@ def test_dir_fd_read_of_the_parent_environment_is_blocked() -> None:
     assert result.stdout == ""
 
 
-def test_reading_files_outside_the_allowed_paths_is_blocked(tmp_path: Path) -> None:
-    private = tmp_path / "private.txt"
+def test_reading_files_outside_the_allowed_paths_is_blocked(visible_dir: Path) -> None:
+    private = visible_dir / "private.txt"
     private.write_text("do not read")
     result = run_python(f"print(open({str(private)!r}).read())")
     assert result.killed_reason == "fs_blocked" and "do not read" not in result.stdout
@@ -232,9 +232,9 @@ def test_reading_files_outside_the_allowed_paths_is_blocked(tmp_path: Path) -> N
     assert result.killed_reason == "fs_blocked" and result.stdout == ""
 
 
-def test_programs_started_by_the_code_stay_confined(tmp_path: Path) -> None:
+def test_programs_started_by_the_code_stay_confined(visible_dir: Path) -> None:
     """A child interpreter has no audit hook; Landlock still refuses the write."""
-    target = tmp_path / "escaped.txt"
+    target = visible_dir / "escaped.txt"
     inner = f"open({str(target)!r}, 'w').write('pwned')"
     code = f"import subprocess, sys\nsubprocess.run([sys.executable, '-c', {inner!r}], check=True)"
     result = run_python(code, limits=SandboxLimits(allow_subprocess=True))
@@ -251,6 +251,21 @@ def test_signals_to_processes_outside_the_sandbox_are_refused() -> None:
     finally:
         bystander.kill()
         bystander.wait()
+
+
+def test_host_tmp_and_run_are_empty_inside(tmp_path: Path) -> None:
+    """/tmp, /run, /var/tmp and /dev/shm (host services' Unix sockets) are empty tmpfs."""
+    (tmp_path / "secret.txt").write_text("host file")
+    code = (
+        "import os, sys\n"
+        "for path in [sys.argv[1], '/run', '/tmp', '/var/tmp', '/dev/shm']:\n"
+        "    print(path, os.path.exists(path), os.path.exists(path) and os.stat(path).st_nlink)\n"
+    )
+    result = run_python(code, args=[str(tmp_path / "secret.txt")])
+    assert result.ok, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].endswith("False False")  # the host's file is not there at all
+    assert all(line.split()[1] == "True" for line in lines[1:])
 
 
 def test_ordinary_programs_still_work_under_landlock() -> None:
@@ -276,7 +291,7 @@ def test_without_landlock_the_audit_hook_still_guards(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A kernel without Landlock: the run says so (landlock_abi=0, a warning), the hook holds."""
-    import langmarl.sandbox.runner as runner
+    import langmarl.sandbox.confine as confine
 
     stub = tmp_path / "no_landlock.py"
     stub.write_text(
@@ -284,11 +299,12 @@ def test_without_landlock_the_audit_hook_still_guards(
         "def python_paths(allow_network):\n    return [], []\n"
         "def confine(**kwargs):\n    raise LandlockUnavailable(95, 'no Landlock')\n"
     )
-    monkeypatch.setattr(runner, "_LANDLOCK_MODULE", stub)
+    monkeypatch.setitem(confine.MODULES, "landlock", str(stub))
     target = tmp_path / "escaped.txt"
-    with pytest.warns(RuntimeWarning, match="without Landlock"):
+    with pytest.warns(RuntimeWarning, match="without some of its layers: landlock"):
         result = run_python(f"open({str(target)!r}, 'w').write('pwned')")
     assert result.landlock_abi == 0 and result.killed_reason == "write_blocked"
+    assert [note.split(":")[0] for note in result.degraded] == ["landlock"]
     assert not target.exists()
 
 
