@@ -7,18 +7,22 @@ Command line (prints the run directory as its last stdout line)::
 
 The loop never trains in its own process: :func:`train_runs` launches one executor process per
 (config, seed), at most ``max_parallel`` at a time, each killed after ``timeout_s``. Each runs
-the LLM-written reward, so it starts without secrets in its environment and confined with
-Landlock (:func:`confined_command`): it may write only its run directory and a fresh temp dir.
+the LLM-written reward, so it starts through the same confinement as every sandboxed process
+(:mod:`langmarl.sandbox.confine`; :func:`training_confinement` says what it may touch): an
+allow-listed environment (no keys, tokens or database URLs), its own network namespace (no
+network, not even the host's loopback), seccomp, Landlock (read langmarl and the reward,
+write only its run directory and a temp dir), the audit hook, rlimits and a cgroup capping
+the memory and processes of its whole tree (``TRAINING_LIMITS``). The run directory is
+served from a tmpfs of ``max_disk_mb`` and copied back to the real disk while the run goes
+on and when it ends (at most ``max_disk_mb`` in all): a run cannot fill the disk.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import logging
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -29,11 +33,20 @@ from pathlib import Path
 
 import numpy as np
 
-from langmarl.core.errors import LangmarlError
+from langmarl.core.errors import LangmarlError, SandboxError
 from langmarl.core.files import atomic_write_json
 from langmarl.p2p.contracts import IterationAggregation, RewardSpec, TrainSummary
 from langmarl.p2p.records import IterationRecord
 from langmarl.p2p.train_config import TrainConfig
+from langmarl.sandbox import SandboxLimits
+from langmarl.sandbox.confine import (
+    PACKAGE_DIR,
+    ConfinedProcess,
+    Confinement,
+    Target,
+    boot_command,
+    inherit_environ,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -118,7 +131,59 @@ def plan_runs(
     return specs
 
 
-def _launch(spec: RunSpec, reward_path: Path, tmp_dir: Path) -> subprocess.Popen[bytes]:
+TRAINING_LIMITS = SandboxLimits(
+    timeout_s=3600.0,
+    memory_mb=8192,
+    max_processes=512,
+    max_disk_mb=1024,
+    max_file_bytes=256 * 1024 * 1024,
+    allow_subprocess=True,
+    extra_env={"MUJOCO_GL": "egl", "LP_NUM_THREADS": "1"},
+)
+"""Confinement limits of one training process tree. ``allow_subprocess``: imageio starts
+ffmpeg for the videos (programs it starts stay confined); ``timeout_s`` is replaced by
+:func:`train_runs`'s; Unix sockets are allowed only for ``num_envs > 1`` (SubprocVecEnv's
+forkserver). Measured for a tiny InvertedPendulum run: see ``docs/text_envs.md``."""
+
+
+def training_environ(environ: Mapping[str, str]) -> dict[str, str]:
+    """What a training process inherits from ``environ``: only the allow-list
+    (:data:`langmarl.sandbox.confine.INHERITABLE_ENV`: locale, rendering, thread counts)."""
+    return inherit_environ(environ)
+
+
+def training_confinement(
+    reward_path: Path, run_dir: Path, tmp_dir: Path, limits: SandboxLimits = TRAINING_LIMITS
+) -> Confinement:
+    """A training process reads langmarl and ``reward_path``, writes ``run_dir`` (persisted)
+    and ``tmp_dir`` (its HOME and TMPDIR); its environment is the allow-list plus
+    ``limits.extra_env``."""
+    env = {**training_environ(os.environ), **limits.extra_env}
+    return Confinement(
+        workdir=tmp_dir,
+        persist=(run_dir,),
+        readable=(PACKAGE_DIR, reward_path),
+        limits=limits.model_copy(update={"extra_env": env}),
+    )
+
+
+def confined_command(
+    command: list[str],
+    reward_path: Path,
+    run_dir: Path,
+    tmp_dir: Path,
+    limits: SandboxLimits = TRAINING_LIMITS,
+) -> list[str]:
+    """``command`` (``[python, "-m"|"-c", ...]``) under :func:`training_confinement`, as one
+    command line (without a cgroup: :func:`train_runs` starts processes through
+    :class:`~langmarl.sandbox.confine.ConfinedProcess`, which adds it)."""
+    confinement = training_confinement(reward_path, run_dir, tmp_dir, limits)
+    return boot_command(Target.from_argv(command), confinement)
+
+
+def _launch(
+    spec: RunSpec, reward_path: Path, tmp_dir: Path, limits: SandboxLimits
+) -> ConfinedProcess:
     spec.record.path.mkdir(parents=True, exist_ok=True)
     spec.record.save_config(spec.config)
     command = [
@@ -126,46 +191,12 @@ def _launch(spec: RunSpec, reward_path: Path, tmp_dir: Path) -> subprocess.Popen
         "--config", str(spec.record.config_path), "--runs-dir", str(spec.record.path.parent),
         "--iteration-id", spec.record.path.name,
     ]  # fmt: skip
-    confined = confined_command(command, reward_path, spec.record.path, tmp_dir)
-    env = {
-        **training_environ(os.environ),
-        "MUJOCO_GL": "egl",
-        "LP_NUM_THREADS": "1",
-        "TMPDIR": str(tmp_dir),
-    }
+    limits = limits.model_copy(update={"allow_unix_sockets": spec.config.num_envs > 1})
+    confinement = training_confinement(reward_path, spec.record.path, tmp_dir, limits)
     with open(spec.record.path / "executor.log", "wb") as log:  # the child keeps its own copy
-        return subprocess.Popen(
-            confined, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True
+        return ConfinedProcess.start(
+            Target.from_argv(command), confinement, stdout=log, stderr=subprocess.STDOUT
         )
-
-
-def confined_command(
-    command: list[str], reward_path: Path, run_dir: Path, tmp_dir: Path
-) -> list[str]:
-    """``command`` started under Landlock: reads what Python, torch and MuJoCo need, writes
-    only ``run_dir`` and ``tmp_dir``; TCP is refused. Without Landlock it runs unconfined
-    and says so first in ``executor.log``."""
-    from langmarl.sandbox import landlock
-    from langmarl.sandbox.runner import PACKAGE_DIR
-
-    paths = [("--read", PACKAGE_DIR), ("--read", reward_path), ("--write", run_dir)]
-    paths += [("--write", tmp_dir), ("--write", Path(os.devnull))]
-    options = [item for flag, path in paths for item in (flag, str(path.resolve()))]
-    return [sys.executable, "-I", "-B", landlock.__file__, "--python", *options, "--", *command]
-
-
-SECRET_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL")
-
-
-def training_environ(environ: Mapping[str, str]) -> dict[str, str]:
-    """``environ`` without secrets: the training process runs LLM-written reward code."""
-    return {k: v for k, v in environ.items() if not any(m in k.upper() for m in SECRET_MARKERS)}
-
-
-def _kill(process: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGKILL)
-    process.wait()
 
 
 def train_runs(
@@ -176,8 +207,9 @@ def train_runs(
     *,
     max_parallel: int | None = None,
     timeout_s: float = 3600.0,
+    limits: SandboxLimits = TRAINING_LIMITS,
 ) -> IterationAggregation:
-    """Train every config x seed in its own executor process and aggregate the results.
+    """Train every config x seed in its own confined executor process and aggregate the results.
 
     Args:
         iteration: The iteration directory.
@@ -186,9 +218,11 @@ def train_runs(
         seeds: Seeds.
         max_parallel: Processes at once (default: the CPU count).
         timeout_s: Wall-clock limit per run; a run over it is killed and reported as an error.
+        limits: Confinement limits of each run (its ``timeout_s`` is replaced by the above).
     """
     pending = plan_runs(iteration, configs, seeds)
     limit = max_parallel or os.cpu_count() or 1
+    limits = limits.model_copy(update={"timeout_s": timeout_s})
     running: dict[str, _Running] = {}
     errors: dict[str, str] = {}
     done: list[RunSpec] = []
@@ -196,23 +230,20 @@ def train_runs(
         while pending or running:
             while pending and len(running) < limit:
                 spec = pending.pop(0)
-                running[spec.run_id] = _Running.start(spec, reward_path)
+                running[spec.run_id] = _Running.start(spec, reward_path, limits)
             time.sleep(0.2)
             for run_id, run in list(running.items()):
-                if run.process.poll() is None and time.monotonic() - run.started < timeout_s:
+                over_time = time.monotonic() - run.started >= timeout_s
+                if run.process.poll() is None and not over_time:
                     continue
-                if run.process.poll() is None:
-                    _kill(run.process)
-                    errors[run_id] = f"killed after the {timeout_s:.0f}s training timeout"
-                elif run.process.returncode != 0:
-                    errors[run_id] = _log_tail(run.spec.record)
-                else:
+                error = running.pop(run_id).finish(over_time, timeout_s)
+                if error is None:
                     done.append(run.spec)
-                shutil.rmtree(running.pop(run_id).tmp_dir, ignore_errors=True)
+                else:
+                    errors[run_id] = error
     finally:
         for run in running.values():  # left only by an exception
-            _kill(run.process)
-            shutil.rmtree(run.tmp_dir, ignore_errors=True)
+            run.finish(True, timeout_s)
     return aggregate(iteration, done, errors)
 
 
@@ -221,14 +252,35 @@ class _Running:
     """A launched executor process and its temp dir."""
 
     spec: RunSpec
-    process: subprocess.Popen[bytes]
+    process: ConfinedProcess
     started: float
     tmp_dir: Path
 
     @classmethod
-    def start(cls, spec: RunSpec, reward_path: Path) -> _Running:
+    def start(cls, spec: RunSpec, reward_path: Path, limits: SandboxLimits) -> _Running:
         tmp_dir = Path(tempfile.mkdtemp(prefix=f"langmarl-train-{spec.run_id}-"))
-        return cls(spec, _launch(spec, reward_path, tmp_dir), time.monotonic(), tmp_dir)
+        process = _launch(spec, reward_path, tmp_dir, limits)
+        return cls(spec, process, time.monotonic(), tmp_dir)
+
+    def finish(self, over_time: bool, timeout_s: float) -> str | None:
+        """Stop and clean up; the run's error, or None if it succeeded."""
+        still_running = self.process.poll() is None
+        try:
+            outcome = self.process.finish()
+        except SandboxError as exc:
+            return str(exc)
+        finally:
+            shutil.rmtree(self.tmp_dir, ignore_errors=True)
+        if outcome.degraded:
+            logger.warning("run %s was confined without: %s", self.spec.run_id, outcome.degraded)
+        if outcome.memory_exceeded:
+            peak = f"{outcome.memory_peak_mb:.0f} MiB" if outcome.memory_peak_mb else "its limit"
+            return f"killed: the training process tree reached its memory limit ({peak})"
+        if still_running and over_time:
+            return f"killed after the {timeout_s:.0f}s training timeout"
+        if outcome.returncode != 0:
+            return _log_tail(self.spec.record)
+        return None
 
 
 def _log_tail(record: IterationRecord, lines: int = 8) -> str:
