@@ -3,12 +3,25 @@
 Checks, in order, each failing with a message that says what to change:
 
 1. **syntax** - the source parses;
-2. **imports** - only ``numpy`` and ``math`` (and ``langmarl.p2p`` for the ABC) are imported,
-   and no escape hatches (``exec``, ``eval``, ``open``, ``getattr``, ``__import__``, private
-   attributes, numpy's file and native-code functions such as ``np.savetxt``);
+2. **imports** (the static allow-list; it covers LLM-written judge code too, through
+   :func:`code_problems`) - only ``numpy`` and ``math`` (and ``RewardFunction`` from
+   ``langmarl.p2p``) are imported, without ``*``; every name the code uses is defined in it,
+   one of those modules, or an allowed builtin (``SAFE_BUILTINS``: no ``exec``, ``eval``,
+   ``open``, ``getattr``, ``vars``, ``__import__`` ...); an attribute chain that starts at a
+   module may only name allowed members (``NUMPY_NAMES``, ``np.linalg``'s ``LINALG_NAMES``,
+   ``math``'s public functions), so ``np.ma.core.builtins.exec``, ``np.lib``, ``np.load``
+   and ``np.ctypeslib`` are refused whatever follows; no attribute anywhere may be private
+   (``_x``), a dunder, or one of ``FORBIDDEN_ATTRIBUTES`` (``builtins``, ``exec``, ``os``,
+   ``tofile``, ``gi_frame``, ``f_globals`` ...); strings (but docstrings) may not hold
+   ``__``;
 3. **structure** - it defines a ``RewardFunction`` subclass or ``reward_fn``;
 4. **runtime** - in the shared sandbox (killable timeout, memory limit), the reward runs on
    real transitions of the target env and returns finite floats and only declared terms.
+
+The static check is defence in depth, not the barrier: code that passes it still runs only
+in confined processes (the runtime check in the sandbox, training in the executor's
+confinement, see :mod:`langmarl.sandbox.confine`), so a reward that hides an attack behind
+``try``/``except`` and passes the runtime check is contained just as well when trained.
 """
 
 from __future__ import annotations
@@ -16,6 +29,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import json
+import math
 from pathlib import Path
 from typing import Literal
 
@@ -24,17 +38,72 @@ from pydantic import BaseModel, Field
 from langmarl.sandbox import SandboxLimits, run_python
 
 Stage = Literal["syntax", "imports", "structure", "runtime", "ok"]
-ALLOWED_IMPORTS = frozenset({"numpy", "math", "langmarl.p2p", "langmarl.p2p.reward", "__future__"})
-FORBIDDEN_NAMES = frozenset(
-    {"exec", "eval", "compile", "open", "__import__", "globals", "locals", "vars", "input"}
-    | {"breakpoint", "getattr", "setattr", "delattr", "memoryview", "__builtins__"}
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+ALLOWED_IMPORTS: dict[str, frozenset[str] | None] = {
+    "numpy": None,  # ``import numpy``; ``from numpy import x`` checks x against NUMPY_NAMES
+    "math": None,
+    "langmarl.p2p": frozenset({"RewardFunction"}),
+    "langmarl.p2p.reward": frozenset({"RewardFunction"}),
+    "__future__": frozenset({"annotations"}),
+}
+PROVIDED_NAMES = {"np": "numpy", "numpy": "numpy", "math": "math", "RewardFunction": ""}
+"""Names the reward's namespace already holds (``langmarl.p2p.reward.reward_namespace``)."""
+NUMPY_NAMES = _words(
+    """abs absolute add all allclose amax amin any append arange arccos arccosh arcsin arcsinh
+    arctan arctan2 arctanh argmax argmin argsort argwhere around array array_equal array_split
+    asarray atleast_1d atleast_2d average bincount bool_ cbrt ceil clip column_stack
+    concatenate convolve copy copysign corrcoef correlate cos cosh count_nonzero cov cross
+    cumprod cumsum deg2rad degrees diag diff digitize divide dot dstack dtype e einsum empty
+    empty_like equal exp exp2 expand_dims expm1 eye fabs flatnonzero flip fliplr flipud
+    float16 float32 float64 floating floor floor_divide fmax fmin fmod full full_like gradient
+    greater greater_equal heaviside histogram hstack hypot identity inf int16 int32 int64 int8
+    int_ integer interp isclose isfinite isinf isnan isscalar less less_equal linalg linspace
+    log log10 log1p log2 logaddexp logical_and logical_not logical_or logical_xor max maximum
+    mean median meshgrid min minimum mod moveaxis multiply nan nan_to_num nanmax nanmean
+    nanmedian nanmin nanstd nansum ndarray ndim negative newaxis nonzero not_equal number ones
+    ones_like outer percentile pi polyfit polyval power prod ptp quantile rad2deg radians
+    ravel reciprocal remainder repeat reshape rint roll rot90 round searchsorted shape sign
+    signbit sin sinc sinh size sort split sqrt square squeeze stack std subtract sum swapaxes
+    take tan tanh tile trace transpose trapezoid tril triu true_divide trunc uint8 unique
+    unwrap var vstack where zeros zeros_like"""
 )
-FORBIDDEN_ATTRIBUTES = frozenset(
-    {"save", "savez", "savez_compressed", "savetxt", "load", "loadtxt", "genfromtxt"}
-    | {"fromfile", "tofile", "memmap", "DataSource", "ctypeslib", "ctypes", "f2py"}
-    | {"distutils", "testing", "lib", "show_config", "show_runtime"}
+"""numpy's math: the only ``np.<name>`` reward code may use (no submodule but ``linalg``, no
+file, native-code, printing or introspection function)."""
+LINALG_NAMES = _words(
+    "norm det inv pinv solve eig eigh eigvals eigvalsh svd matrix_rank cond lstsq qr "
+    "cholesky slogdet multi_dot"
 )
-"""numpy's file, native-code and introspection entry points: no reward needs them."""
+MODULE_MEMBERS = {
+    "numpy": NUMPY_NAMES,
+    "numpy.linalg": LINALG_NAMES,
+    "math": frozenset(name for name in dir(math) if not name.startswith("_")),
+}
+SAFE_BUILTINS = _words(
+    """abs all any bool callable chr complex dict divmod enumerate filter float format frozenset
+    hash int isinstance issubclass iter len list map max min next ord pow print property range
+    repr reversed round set slice sorted staticmethod classmethod str sum super tuple zip
+    Exception ArithmeticError AssertionError FloatingPointError IndexError KeyError
+    LookupError NotImplementedError OverflowError RuntimeError StopIteration TypeError
+    ValueError ZeroDivisionError NotImplemented Ellipsis"""
+)
+"""The builtins reward code may name (``exec``, ``eval``, ``open``, ``getattr``, ``vars``,
+``type``, ``object``, ``__import__`` ... are not among them)."""
+FORBIDDEN_ATTRIBUTES = _words(
+    """builtins exec eval compile open system popen getattr setattr delattr globals locals vars
+    sys os ctypes ctypeslib subprocess socket importlib import_module loader spec modules
+    save savez savez_compressed savetxt load loadtxt genfromtxt fromfile tofile dump dumps
+    memmap DataSource f2py distutils testing lib ma core show_config show_runtime
+    gi_frame gi_code gi_yieldfrom cr_frame cr_code cr_await ag_frame ag_code f_back f_globals
+    f_locals f_builtins f_code f_trace tb_frame tb_next co_code co_consts func_globals mro
+    with_traceback"""
+)
+"""Attributes refused on any object: escape hatches, numpy's file and native-code entry points,
+and the frame/code/traceback attributes that reach other scopes' globals."""
 HARNESS = Path(__file__).with_name("_harness.py")
 
 
@@ -80,45 +149,158 @@ def _fail(stage: Stage, error: str) -> ValidationResult:
     return ValidationResult(ok=False, stage=stage, errors=[error])
 
 
-def _import_problems(tree: ast.AST) -> list[str]:
-    problems = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            names = [node.module or ""]
-        elif isinstance(node, ast.Name) and node.id in FORBIDDEN_NAMES:
-            problems.append(f"line {node.lineno}: `{node.id}` is not allowed in reward code")
-            continue
-        elif isinstance(node, ast.Attribute) and node.attr.startswith("__"):
-            problems.append(f"line {node.lineno}: dunder attribute `{node.attr}` is not allowed")
-            continue
-        elif isinstance(node, ast.Attribute) and (
-            node.attr.startswith("_") or node.attr in FORBIDDEN_ATTRIBUTES
-        ):
-            problems.append(
-                f"line {node.lineno}: attribute `{node.attr}` is not allowed in reward code "
-                "(no private names, no file or native-code functions)"
-            )
-            continue
-        else:
-            continue
-        for name in names:
-            if name not in ALLOWED_IMPORTS:
-                problems.append(
-                    f"line {node.lineno}: import of {name!r} is not allowed; use only numpy "
-                    f"(available as np) and math"
-                )
-    return problems
+def _import_problems(tree: ast.Module) -> list[str]:
+    checker = _Checker(tree)
+    checker.visit(tree)
+    return checker.problems
 
 
 def code_problems(source: str) -> list[str]:
-    """Syntax and import problems of any LLM-written snippet ([] when there are none)."""
+    """Syntax and allow-list problems of any LLM-written snippet ([] when there are none)."""
     try:
         tree = ast.parse(source)
     except SyntaxError as exc:
         return [f"syntax error on line {exc.lineno}: {exc.msg}"]
     return _import_problems(tree)
+
+
+class _Checker(ast.NodeVisitor):
+    """Collects allow-list problems (see the module docstring), one per offending node."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.problems: list[str] = []
+        self.modules = {k: v for k, v in PROVIDED_NAMES.items() if v}
+        self.bound = _bound_names(tree)
+        self.docstrings = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)
+        }
+
+    def _refuse(self, node: ast.AST, text: str) -> None:
+        self.problems.append(f"line {getattr(node, 'lineno', '?')}: {text}")
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            if alias.name not in ("numpy", "math"):
+                self._refuse_import(node, alias.name)
+            else:
+                self.modules[alias.asname or alias.name] = alias.name
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        module = node.module or ""
+        if module not in ALLOWED_IMPORTS or node.level:
+            self._refuse_import(node, module)
+            return
+        allowed = ALLOWED_IMPORTS[module] or MODULE_MEMBERS[module]
+        for alias in node.names:
+            if alias.name not in allowed:
+                self._refuse(
+                    node,
+                    f"`from {module} import {alias.name}` is not allowed in reward code "
+                    "(no `*`; numpy's math functions, math's functions, RewardFunction only)",
+                )
+            elif f"{module}.{alias.name}" in MODULE_MEMBERS:
+                self.modules[alias.asname or alias.name] = f"{module}.{alias.name}"
+
+    def _refuse_import(self, node: ast.AST, name: str) -> None:
+        self._refuse(
+            node, f"import of {name!r} is not allowed; use only numpy (available as np) and math"
+        )
+
+    def visit_Name(self, node: ast.Name) -> None:
+        name = node.id
+        if name in self.modules:  # a module's own name is visited only outside `np.<name>`
+            self._refuse(
+                node,
+                f"module `{name}` may only be used as `{name}.<function>` (not stored, passed "
+                "or aliased)",
+            )
+        elif name.startswith("__") or name not in self.bound | set(PROVIDED_NAMES) | SAFE_BUILTINS:
+            self._refuse(
+                node,
+                f"`{name}` is not allowed in reward code: use names you define, np, math and "
+                "plain builtins (no exec, eval, open, getattr, vars, globals, __import__)",
+            )
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        if isinstance(node.value, str) and "__" in node.value and id(node) not in self.docstrings:
+            self._refuse(node, "strings holding `__` (dunder names) are not allowed")
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        parts: list[str] = []
+        base: ast.expr = node
+        while isinstance(base, ast.Attribute):
+            parts.insert(0, base.attr)
+            base = base.value
+        dunder = [p for p in parts if p.startswith("__")]
+        on_module = isinstance(base, ast.Name) and base.id in self.modules
+        if on_module and not isinstance(node.ctx, ast.Load):
+            self._refuse(node, f"assigning to `{ast.unparse(node)}` is not allowed")
+        elif dunder:
+            self._refuse(node, f"dunder attribute `{dunder[0]}` is not allowed")
+        elif reason := self._chain_problem(base, parts):
+            self._refuse(node, reason)
+        if not isinstance(base, ast.Name) or base.id not in self.modules:
+            self.visit(base)
+
+    def _chain_problem(self, base: ast.expr, parts: list[str]) -> str | None:
+        bad = [p for p in parts if p.startswith("_") or p in FORBIDDEN_ATTRIBUTES]
+        chain = ".".join([base.id if isinstance(base, ast.Name) else "…", *parts])
+        if isinstance(base, ast.Name) and base.id in self.modules:
+            module: str | None = self.modules[base.id]
+            for index, part in enumerate(parts):
+                if module is None:
+                    break
+                if part not in MODULE_MEMBERS[module]:
+                    prefix = ".".join([base.id, *parts[: index + 1]])
+                    reaches = (
+                        f"; `{'`, `'.join(bad)}` reach builtins, files or native code"
+                        if bad
+                        else ""
+                    )
+                    return (
+                        f"`{chain}` is not allowed in reward code: `{prefix}` is not one of "
+                        f"the allowed {module} names (reward code may use numpy's and math's "
+                        f"math functions, not submodules, file, native-code or introspection "
+                        f"functions){reaches}"
+                    )
+                child = f"{module}.{part}"
+                module = child if child in MODULE_MEMBERS else None
+            if module is not None:
+                return (
+                    f"`{chain}` is a module: use its functions (`{chain}.norm(x)`), not the module"
+                )
+        if bad:
+            return (
+                f"attribute `{bad[0]}` is not allowed in reward code (`{chain}`: no private "
+                "names, no file, native-code, builtins or frame access)"
+            )
+        return None
+
+
+def _bound_names(tree: ast.Module) -> set[str]:
+    """Every name the code itself binds, in any scope (assignments, defs, args, imports...)."""
+    bound: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+            bound.add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            bound.add(node.rest)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            bound.update(node.names)
+    return bound
 
 
 def _defines_reward(tree: ast.Module) -> bool:
