@@ -102,7 +102,7 @@ def _audit(event: str, args: tuple[Any, ...], policy: Any = None, tools: Any = N
                      f"{event}")  # fmt: skip
     elif event in introspection:
         raise refuse(f"[sandbox] {event} is blocked (guard): it can reach the sandbox's hook")
-    elif event == "ctypes.dlsym":
+    elif event == "ctypes.dlsym" or event == "ctypes.dlsym/handle":
         name = str_(args[1])
         if name in native_deny or name.startswith(native_prefixes):
             raise refuse(f"[sandbox] calling the native function {name} is blocked "
