@@ -17,7 +17,7 @@ from starlette.requests import Request
 
 from langmarl.llm.server.config import ServeConfig
 from langmarl.llm.server.errors import RequestError
-from langmarl.llm.server.schema import NEUTRAL_VALUES, ChatCompletionRequest
+from langmarl.llm.server.schema import FIELD_NAMES, NEUTRAL_VALUES, ChatCompletionRequest
 from langmarl.llm.types import ChatRequest
 
 _CODES = {
@@ -34,7 +34,7 @@ async def read_body(request: Request, limit: int) -> bytes:
     """
     declared = request.headers.get("content-length")
     if declared is not None:
-        if not declared.isdigit():
+        if not (declared.isascii() and declared.isdigit()):
             raise RequestError(f"Content-Length {declared[:40]!r} is not a number")
         if int(declared) > limit:
             raise _too_large(f"{int(declared)} bytes", limit)
@@ -108,11 +108,13 @@ def parse_request(body: Any) -> ChatCompletionRequest:
 
 def _field_error(exc: ValidationError) -> RequestError:
     errors = exc.errors(include_url=False)
+    errors.sort(key=lambda error: error["type"] == "missing")  # often explained by a typo
     first = errors[0]
     param = _param(first["loc"])
     if first["type"] == "extra_forbidden":
         message = f"Unrecognized request argument supplied: {param}"
-        close = difflib.get_close_matches(param, ChatCompletionRequest.model_fields, n=1)
+        name = str(first["loc"][-1])
+        close = difflib.get_close_matches(name, FIELD_NAMES, n=1)
         message += f" (did you mean {close[0]!r}?)" if close else ""
     elif first["type"] == "missing":
         message = f"Missing required parameter: {param}"

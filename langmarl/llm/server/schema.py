@@ -151,3 +151,10 @@ class ChatCompletionRequest(_Strict):
     audio: Any = None
     prediction: Any = None
     web_search_options: Any = None
+
+
+FIELD_NAMES = sorted(
+    {name for model in (ChatCompletionRequest, ChatMessage, TextPart, StreamOptions)
+     for name in model.model_fields}
+)  # fmt: skip
+"""Every field name of the request, for "did you mean" on an unknown one."""
