@@ -79,18 +79,20 @@ def _isolate(config: dict[str, Any], mods: dict[str, ModuleType]) -> tuple[list[
     ns.make_private()
     read, execute = mods["landlock"].python_paths(config["allow_network"])
     workdir = config["workdir"]
-    old_workdir = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY)
-    real_dirs = [os.open(p, os.O_RDONLY | os.O_DIRECTORY) for p in config["persist"]]
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+    old_workdir = os.open(workdir, flags)
+    real_dirs = [os.open(p, flags) for p in config["persist"]]
     ns.hide([*read, *execute, *config["readable"]])
     ns.mount_tmpfs(workdir, config["disk_bytes"], config["disk_inodes"])
-    scratch = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY)
+    scratch = os.open(workdir, flags)
     mirror.Mirror(old_workdir, scratch).sync(full=True)
     os.close(old_workdir)
+    os.close(scratch)
     outgoing = []
     for index, (path, real) in enumerate(zip(config["persist"], real_dirs, strict=True)):
         staging = os.path.join(workdir, ".persist", str(index))
         os.makedirs(staging)
-        staged = os.open(staging, os.O_RDONLY | os.O_DIRECTORY)
+        staged = os.open(staging, flags)
         mirror.Mirror(real, staged).sync(full=True)
         os.makedirs(path, exist_ok=True)  # a mount point, when the path lies in a hidden dir
         ns.bind(staging, path)
@@ -210,6 +212,9 @@ def main() -> None:
         status.close()
         mods["namespaces"].drop_capabilities()
         _supervise(child, mirrors, config["mirror_interval_s"], mods)
+    for out in mirrors:  # the code gets no descriptor of the real directories
+        os.close(out.src)
+        os.close(out.dst)
     _confine(config, mods, status)
     status.close()
     if not config["allow_subprocess"]:
