@@ -1,7 +1,9 @@
 """Run untrusted Python (LLM-written code, solutions, reward functions) in a subprocess.
 
-``run_python(code, limits=SandboxLimits(...))`` returns a :class:`SandboxResult`; see
-``langmarl/sandbox/runner.py`` for the layers of containment.
+``run_python(code, limits=SandboxLimits(...))`` returns a :class:`SandboxResult`. Every
+sandboxed process (these runs and the p2p executor's training processes) starts through the
+one confinement in ``langmarl/sandbox/confine.py``; ``docs/text_envs.md`` lists its layers
+and what they guarantee.
 """
 
 from langmarl.sandbox.models import SandboxLimits, SandboxResult

@@ -12,7 +12,8 @@ confined. This module imports nothing from langmarl: the sandbox's start-up code
 by file path.
 
 As a program it confines itself, then replaces itself with a command (which stays
-confined; it is how the p2p executor's training processes start)::
+confined; Landlock only - untrusted code should start through ``confine.py``, which adds the
+namespaces, seccomp, rlimits, cgroup and audit hook)::
 
     python landlock.py [--read P]... [--write P]... [--execute P]... [--allow-network] \
         -- PROGRAM [ARG...]
