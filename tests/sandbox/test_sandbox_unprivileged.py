@@ -27,7 +27,7 @@ print(json.dumps({"uid": os.getuid(), "run": run.model_dump(), "disk": disk.kill
 """
 
 
-def _as_nobody_command(driver: Path) -> list[str]:
+def _as_nobody_command(driver: Path, scratch: Path) -> list[str]:
     """Run ``driver`` as uid 65534 (we are root): in a private mount namespace, directories
     on the way to Python and langmarl that others may not traverse (``/root``) are covered
     by a 0755 tmpfs with just the needed subtree bound back."""
@@ -37,7 +37,7 @@ def _as_nobody_command(driver: Path) -> list[str]:
         for ancestor in path.resolve().parents:
             if ancestor != Path("/") and not ancestor.stat().st_mode & stat.S_IXOTH:
                 child = path.resolve().relative_to(ancestor).parts[0]
-                keep = f"/tmp/langmarl-unpriv-keep-{os.getpid()}-{index}"
+                keep = scratch / f"keep-{index}"
                 lines += [
                     f"mkdir -p {keep} && mount --bind {ancestor / child} {keep}",
                     f"mountpoint -q {ancestor} || mount -t tmpfs -o mode=0755 tmpfs {ancestor}",
@@ -57,7 +57,9 @@ def test_an_ordinary_user_gets_every_layer_but_the_cgroup() -> None:
         driver.write_text(DRIVER)
         driver.chmod(0o644)
         root = os.geteuid() == 0
-        command = _as_nobody_command(driver) if root else [sys.executable, str(driver)]
+        command = (
+            _as_nobody_command(driver, Path(directory)) if root else [sys.executable, str(driver)]
+        )
         done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])
