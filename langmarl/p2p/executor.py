@@ -34,7 +34,6 @@ from pathlib import Path
 import numpy as np
 
 from langmarl.core.errors import LangmarlError, SandboxError
-from langmarl.core.files import atomic_write_json
 from langmarl.p2p.contracts import IterationAggregation, RewardSpec, TrainSummary
 from langmarl.p2p.records import IterationRecord
 from langmarl.p2p.train_config import TrainConfig
@@ -307,7 +306,7 @@ def aggregate(
         result.mean_return = float(np.mean([s.final_episodic_return for s in runs.values()]))
         if len(done) > 1 or done[0].record.path != iteration.path:
             iteration.save_summary(runs[result.best_run])
-    atomic_write_json(iteration.aggregation_path, result.model_dump())
+    iteration.redact.write_json(iteration.aggregation_path, result.model_dump())
     return result
 
 
