@@ -62,7 +62,7 @@ def test_a_refused_write_names_the_file_and_keeps_the_old_content(
     with pytest.raises(StorageError, match=says) as caught:
         atomic_write_json(path, {"status": "completed"})
     assert str(path) in str(caught.value)
-    with pytest.raises(StorageError, match="events.jsonl"):
+    with pytest.raises(StorageError, match=r"events\.jsonl"):
         append_jsonl(tmp_path / "events.jsonl", {"a": 1})
     assert json.loads(path.read_text()) == {"status": "running"}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["events.jsonl", "run.json"]
@@ -70,7 +70,11 @@ def test_a_refused_write_names_the_file_and_keeps_the_old_content(
 
 @pytest.mark.parametrize(
     ("content", "says"),
-    [(b'{"a": 1, "b"', "not valid JSON .* line 1, column"), (b"", "empty"), (b"\xff\xfe{}", "UTF-8")],
+    [
+        (b'{"a": 1, "b"', "not valid JSON .* line 1, column"),
+        (b"", "empty"),
+        (b"\xff\xfe{}", "UTF-8"),
+    ],
 )
 def test_an_unreadable_json_file_is_named_with_the_place(
     tmp_path: Path, content: bytes, says: str

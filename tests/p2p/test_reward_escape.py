@@ -9,9 +9,7 @@ must appear nowhere in the run directory.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +18,7 @@ import pytest
 from langmarl.p2p import IterationRecord, TrainConfig, train_runs
 from langmarl.p2p.executor import TRAINING_LIMITS
 from langmarl.p2p.validation import check_runtime, check_static
+from langmarl.testing.listener import LoopbackListener
 
 TINY = {
     "total_timesteps": 512, "num_steps": 256, "batch_size": 64, "n_epochs": 1, "num_evals": 1,
@@ -90,29 +89,9 @@ def secrets(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def listener() -> Iterator[tuple[int, socket.socket, socket.socket]]:
-    tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    tcp.bind(("127.0.0.1", 0))
-    tcp.listen(4)
-    tcp.settimeout(0.5)
-    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    udp.bind(("127.0.0.1", tcp.getsockname()[1]))
-    udp.settimeout(0.5)
-    yield tcp.getsockname()[1], udp, tcp
-    udp.close()
-    tcp.close()
-
-
-def _received(udp: socket.socket, tcp: socket.socket) -> list[bytes]:
-    got = []
-    try:
-        while True:
-            got.append(udp.recvfrom(65536)[0])
-    except TimeoutError:
-        pass
-    with contextlib.suppress(TimeoutError):
-        got.append(b"tcp: " + tcp.accept()[0].recv(65536))
-    return got
+def listener() -> Iterator[LoopbackListener]:
+    with LoopbackListener() as server:
+        yield server
 
 
 def _files_holding(root: Path, needles: tuple[str, ...]) -> list[str]:
@@ -126,9 +105,9 @@ def _files_holding(root: Path, needles: tuple[str, ...]) -> list[str]:
 
 @pytest.mark.slow
 def test_training_a_reward_that_exfiltrates_leaks_nothing(
-    tmp_path: Path, secrets: None, listener: tuple[int, socket.socket, socket.socket]
+    tmp_path: Path, secrets: None, listener: LoopbackListener
 ) -> None:
-    port, udp, tcp = listener
+    port = listener.port
     iteration = IterationRecord(tmp_path / "iter_1")
     report = iteration.path / "escape_report.json"  # the run dir: the reward may write there
     reward = tmp_path / "reward_fn.py"
@@ -136,7 +115,7 @@ def test_training_a_reward_that_exfiltrates_leaks_nothing(
     config = TrainConfig.for_env("InvertedPendulum-v5", **TINY)
     aggregation = train_runs(iteration, reward, [config], [1], timeout_s=200)
     assert aggregation.errors == {}, aggregation.errors  # the attack did not stop training
-    assert _received(udp, tcp) == []
+    assert listener.received() == []
     escape = json.loads(report.read_text())  # the reward ran, inside the confinement
     outcomes = escape["outcomes"]
     assert "network_blocked" in outcomes["udp"] and outcomes["tcp"].startswith("PermissionError")
@@ -148,17 +127,17 @@ def test_training_a_reward_that_exfiltrates_leaks_nothing(
 
 @pytest.mark.slow
 def test_a_reward_hiding_behind_try_except_passes_the_runtime_check_but_gets_nothing_out(
-    secrets: None, listener: tuple[int, socket.socket, socket.socket]
+    secrets: None, listener: LoopbackListener
 ) -> None:
     """The runtime check cannot see the attack (it is swallowed) - and need not: the check
     and training both run it confined. The static check does refuse it."""
-    port, udp, tcp = listener
+    port = listener.port
     source = EXFILTRATING_REWARD.format(port=port, report="")
     static = check_static(source)
     assert static.stage == "imports" and "`np.ma.core.builtins` is not allowed" in static.message()
     runtime = check_runtime(source, "InvertedPendulum-v5", steps=10)
     assert runtime.ok, runtime.errors
-    assert _received(udp, tcp) == []
+    assert listener.received() == []
 
 
 DISK_FILLING_REWARD = '''

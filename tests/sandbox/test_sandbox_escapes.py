@@ -10,7 +10,6 @@ from __future__ import annotations
 import ctypes
 import json
 import platform
-import socket
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +18,7 @@ import pytest
 
 from langmarl.sandbox import SandboxLimits, run_python
 from langmarl.sandbox.seccomp import ARCHITECTURES
+from langmarl.testing.listener import LoopbackListener
 from langmarl.verifiers import PythonVerifier
 
 SECRET_DB_URL = "postgres://u:secretpw@db.internal:5432/prod"
@@ -34,35 +34,9 @@ def secrets(monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
 
 
 @pytest.fixture
-def listener() -> Iterator[tuple[int, socket.socket, socket.socket]]:
-    """A UDP and a TCP socket on the same loopback port of the host."""
-    tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    tcp.bind(("127.0.0.1", 0))
-    tcp.listen(4)
-    tcp.settimeout(0.5)
-    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    udp.bind(("127.0.0.1", tcp.getsockname()[1]))
-    udp.settimeout(0.5)
-    yield tcp.getsockname()[1], udp, tcp
-    udp.close()
-    tcp.close()
-
-
-def _received(udp: socket.socket, tcp: socket.socket) -> list[bytes]:
-    """Everything that reached the listener (datagrams and TCP connections)."""
-    got = []
-    try:
-        while True:
-            got.append(udp.recvfrom(65536)[0])
-    except TimeoutError:
-        pass
-    try:
-        connection, _ = tcp.accept()
-        got.append(b"tcp connection: " + connection.recv(65536))
-        connection.close()
-    except TimeoutError:
-        pass
-    return got
+def listener() -> Iterator[LoopbackListener]:
+    with LoopbackListener() as server:
+        yield server
 
 
 EXFILTRATE = r"""
@@ -102,10 +76,10 @@ def _outcomes(stdout: str) -> dict[str, str]:
 
 @pytest.mark.parametrize("allow_subprocess", [False, True])
 def test_udp_exfiltration_of_the_environment_is_contained(
-    secrets: tuple[str, str], listener: tuple[int, socket.socket, socket.socket],
+    secrets: tuple[str, str], listener: LoopbackListener,
     allow_subprocess: bool,
 ) -> None:  # fmt: skip
-    port, udp, tcp = listener
+    port = listener.port
     code = EXFILTRATE.format(port=port)
     result = run_python(code, limits=SandboxLimits(allow_subprocess=allow_subprocess))
     assert result.ok, result.stderr  # the attack catches every failure and reports it
@@ -117,7 +91,7 @@ def test_udp_exfiltration_of_the_environment_is_contained(
         assert "[Errno 1] Operation not permitted" in result.stderr
     else:
         assert "subprocess_blocked" in outcomes["child_udp"]
-    assert _received(udp, tcp) == []
+    assert listener.received() == []
     for secret in secrets:
         assert secret not in result.stdout and secret not in result.stderr
     assert "DATABASE_URL" not in result.stdout and "TOKEN" not in result.stdout
@@ -125,15 +99,15 @@ def test_udp_exfiltration_of_the_environment_is_contained(
 
 
 async def test_a_verified_solution_cannot_exfiltrate_either(
-    secrets: tuple[str, str], listener: tuple[int, socket.socket, socket.socket]
+    secrets: tuple[str, str], listener: LoopbackListener
 ) -> None:
-    port, udp, tcp = listener
+    port = listener.port
     verifier = PythonVerifier(timeout=20.0)
     await verifier.setup()
     outcome = await verifier.verify(EXFILTRATE.format(port=port), None)
     assert outcome.result is not None and "OUTCOMES" in outcome.result
     assert "sent" not in _outcomes(outcome.result).values()
-    assert _received(udp, tcp) == []
+    assert listener.received() == []
     text = json.dumps(outcome.model_dump(mode="json"))
     assert all(secret not in text for secret in secrets)
 

@@ -4,28 +4,18 @@ import json
 from pathlib import Path
 
 import pytest
+from trainer_fakes import QA_STUB_REPLY
 from typer.testing import CliRunner
 
 from langmarl.cli import build_app
 from langmarl.testing.openai_stub import OpenAIStub
-from langmarl.testing.roles import role_responder
-
-_reply = role_responder(
-    {
-        "critic": '{"researcher": "quote the fact", "answerer": "one word"}',
-        "rewrite": "You answer with one word after quoting the fact from the context.",
-        "gradient": "Quote the fact, then answer in one word.",
-        "aggregate": "Quote the fact, then answer in one word.",
-        "actor": "Answer: Paris",
-    }
-)
 
 
 @pytest.mark.slow
 def test_train_eval_runs(tmp_path: Path) -> None:
     runner = CliRunner()
     app = build_app()
-    with OpenAIStub(responder=_reply) as stub:
+    with OpenAIStub(responder=QA_STUB_REPLY) as stub:
         config = tmp_path / "c.json"
         config.write_text(
             json.dumps(

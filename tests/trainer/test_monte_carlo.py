@@ -129,7 +129,7 @@ def test_every_episode_failing_fails_the_run(tmp_path: Path) -> None:
 
     cfg, env, critic, opt = make_parts(tmp_path, reply=reply, num_iterations=1)
     trainer = MonteCarloTrainer(cfg, env, critic, opt)
-    with pytest.raises(RunFailedError, match="3 of 3 episodes failed .*actor down"):
+    with pytest.raises(RunFailedError, match=r"3 of 3 episodes failed .*actor down"):
         trainer.train()
     assert trainer.store.run_info("test")["status"] == "failed"
     assert trainer.checkpoint.iterations() == [0]

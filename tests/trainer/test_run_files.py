@@ -12,28 +12,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from trainer_fakes import QA_STUB_REPLY
 from typer.testing import CliRunner
 
 from langmarl.cli import build_app
 from langmarl.core.errors import RunFileError, StorageError
 from langmarl.testing.openai_stub import OpenAIStub
-from langmarl.testing.roles import role_responder
 
-_reply = role_responder(
-    {
-        "critic": '{"researcher": "quote the fact", "answerer": "one word"}',
-        "rewrite": "You answer with one word after quoting the fact from the context.",
-        "gradient": "Quote the fact, then answer in one word.",
-        "aggregate": "Quote the fact, then answer in one word.",
-        "actor": "Answer: Paris",
-    }
-)
 TRUNCATED = b'{"iteration": 1, "agent_ids": ["resea'
 
 
 @pytest.fixture(scope="module")
 def stub() -> Iterator[OpenAIStub]:
-    with OpenAIStub(responder=_reply) as server:
+    with OpenAIStub(responder=QA_STUB_REPLY) as server:
         yield server
 
 

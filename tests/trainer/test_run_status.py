@@ -6,23 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
+from trainer_fakes import QA_STUB_REPLY
 from typer.testing import CliRunner
 
 from langmarl.cli import build_app
 from langmarl.core.errors import RunFailedError
 from langmarl.testing.openai_stub import OpenAIStub
-from langmarl.testing.roles import role_responder
 from langmarl.trainer.health import check_failures
-
-_reply = role_responder(
-    {
-        "critic": '{"researcher": "quote the fact", "answerer": "one word"}',
-        "rewrite": "You answer with one word after quoting the fact from the context.",
-        "gradient": "Quote the fact, then answer in one word.",
-        "aggregate": "Quote the fact, then answer in one word.",
-        "actor": "Answer: Paris",
-    }
-)
 
 
 def _config(tmp_path: Path, llm: dict[str, object]) -> Path:
@@ -47,7 +37,7 @@ def _config(tmp_path: Path, llm: dict[str, object]) -> Path:
 
 @pytest.mark.parametrize("model", ["always-500", "always-401", "empty", "closed-port"])
 def test_a_run_whose_every_llm_call_fails_ends_failed(tmp_path: Path, model: str) -> None:
-    with OpenAIStub(responder=_reply) as stub:
+    with OpenAIStub(responder=QA_STUB_REPLY) as stub:
         llm = stub.llm_config(model)
         if model == "closed-port":
             llm = stub.llm_config("ok", base_url="http://127.0.0.1:9/v1")
@@ -64,7 +54,7 @@ def test_a_run_whose_every_llm_call_fails_ends_failed(tmp_path: Path, model: str
 
 def test_a_failed_run_resumes_its_iteration_once_the_endpoint_works(tmp_path: Path) -> None:
     app, runner = build_app(), CliRunner()
-    with OpenAIStub(responder=_reply) as stub:
+    with OpenAIStub(responder=QA_STUB_REPLY) as stub:
         config = _config(tmp_path, stub.llm_config("always-500"))
         assert runner.invoke(app, ["train", str(config)]).exit_code != 0
         config = _config(tmp_path, stub.llm_config("ok"))
@@ -82,7 +72,7 @@ def test_the_failure_threshold() -> None:
     check_failures(0, "episodes", [None, None], 0.0)
     check_failures(0, "episodes", ["x", None], 0.5)  # one of two: at the limit, allowed
     check_failures(0, "episodes", [], 0.0)
-    with pytest.raises(RunFailedError, match="2 of 3 episodes failed .*first error: boom"):
+    with pytest.raises(RunFailedError, match=r"2 of 3 episodes failed .*first error: boom"):
         check_failures(3, "episodes", ["boom", "bang", None], 0.5)
     with pytest.raises(RunFailedError, match="1 of 1 critic evaluations failed"):
         check_failures(0, "critic evaluations", ["x"], 1.0)  # all failing is never allowed

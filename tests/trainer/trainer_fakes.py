@@ -10,10 +10,21 @@ from langmarl.core.base import BaseEnvironment
 from langmarl.core.records import Trajectory
 from langmarl.llm.types import ChatRequest, message_text
 from langmarl.testing import ScriptedLLM, scripted_config
-from langmarl.testing.roles import role_of_system
+from langmarl.testing.roles import role_of_system, role_responder
 from langmarl.textgrad import CentralizedCritic, PolicyGradientOptimizer
 
 AGENTS = ["drafter", "finisher"]
+
+QA_STUB_REPLY = role_responder(
+    {
+        "critic": '{"researcher": "quote the fact", "answerer": "one word"}',
+        "rewrite": "You answer with one word after quoting the fact from the context.",
+        "gradient": "Quote the fact, then answer in one word.",
+        "aggregate": "Quote the fact, then answer in one word.",
+        "actor": "Answer: Paris",
+    }
+)
+"""An `OpenAIStub` responder for the language env's qa task: every role answers sensibly."""
 
 
 class EchoEnv(BaseEnvironment):
