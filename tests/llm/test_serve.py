@@ -11,6 +11,7 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -42,8 +43,10 @@ class Served:
         return f"{self.base}/chat/completions"
 
     def rss_mb(self) -> float:
-        psutil = pytest.importorskip("psutil")
-        return float(psutil.Process(self.process.pid).memory_info().rss) / MB
+        """The server process's resident memory (Linux ``/proc``)."""
+        status = Path(f"/proc/{self.process.pid}/status").read_text()
+        kib = next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:"))
+        return int(kib) / 1024
 
 
 @pytest.fixture(scope="module")

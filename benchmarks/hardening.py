@@ -1,0 +1,151 @@
+"""What the hardening costs and what it holds, measured in one run.
+
+1. Sandbox overhead: ``run_python("print(1)")`` (every layer of the confinement) against a
+   plain ``python -I -c "print(1)"`` subprocess, interleaved, median of ``--runs`` each.
+2. The review's bombs under the sandbox: 8 forked children × 400 MB with ``memory_mb=512``
+   (peak of the whole tree, reason), and 64 files × 8 MB with ``max_disk_mb=32`` (bytes
+   written, reason).
+3. ``langmarl serve``: a 50 MB body with Content-Length and chunked — status, seconds to the
+   refusal, server RSS before and after.
+
+Usage: python benchmarks/hardening.py [--runs 20] [--no-server]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+
+from langmarl.sandbox import SandboxLimits, run_python
+
+MB = 1024 * 1024
+MEMORY_BOMB = """
+import os, time
+for index in range(8):
+    if os.fork() == 0:
+        block = b"x" * (400 * 1024 * 1024)
+        print("allocated", index, flush=True)
+        time.sleep(30)
+        os._exit(0)
+for _ in range(8):
+    os.wait()
+"""
+DISK_BOMB = """
+written = 0
+try:
+    for index in range(64):
+        with open(f"fill{index}", "wb", buffering=0) as handle:
+            for _ in range(8):
+                written += handle.write(b"x" * (1024 * 1024))
+finally:
+    print(written, flush=True)
+"""
+
+
+def sandbox_overhead(runs: int) -> None:
+    plain, boxed = [], []
+    for _ in range(runs):
+        began = time.perf_counter()
+        subprocess.run([sys.executable, "-I", "-c", "print(1)"], check=True, capture_output=True)
+        plain.append(time.perf_counter() - began)
+        began = time.perf_counter()
+        result = run_python("print(1)")
+        boxed.append(time.perf_counter() - began)
+        assert result.ok, result.stderr
+    p, b = statistics.median(plain) * 1000, statistics.median(boxed) * 1000
+    print(f"sandbox: plain subprocess {p:.0f} ms, run_python {b:.0f} ms (median of {runs}), ")
+    print(f"  overhead {b - p:+.0f} ms ({b / p:.2f}x); layers missing: {result.degraded or 'none'}")
+
+
+def bombs() -> None:
+    began = time.perf_counter()
+    memory = run_python(MEMORY_BOMB, limits=SandboxLimits(memory_mb=512, timeout_s=60))
+    print(
+        f"memory bomb (8 x 400 MB, memory_mb=512): {memory.killed_reason}, tree peak "
+        f"{memory.memory_peak_mb} MiB, {memory.stdout.count('allocated')} child allocated, "
+        f"stopped after {time.perf_counter() - began:.1f} s"
+    )
+    limits = SandboxLimits(max_disk_mb=32, max_file_bytes=16 * MB, timeout_s=30)
+    disk = run_python(DISK_BOMB, limits=limits)
+    written = int(disk.stdout.split()[0]) / MB if disk.stdout.strip() else float("nan")
+    print(f"disk bomb (64 x 8 MB, max_disk_mb=32): {disk.killed_reason}, {written:.1f} MiB written")
+
+
+def _rss_mb(pid: int) -> float:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(x.split()[1] for x in status.splitlines() if x.startswith("VmRSS:"))) / 1024
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def server_body_cap() -> None:
+    port = _free_port()
+    env = {**os.environ, "LANGMARL_TORCH_THREADS": "1"}
+    command = [sys.executable, "-m", "langmarl.cli", "serve", "--port", str(port)]
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
+    )
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                if httpx.get(f"{url}/models", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline and process.poll() is None, "server down"
+                time.sleep(0.3)
+        body = json.dumps({"messages": [{"role": "user", "content": "x" * (50 * MB)}]}).encode()
+        headers = {"Content-Type": "application/json"}
+        before = _rss_mb(process.pid)
+        began = time.perf_counter()
+        declared = httpx.post(f"{url}/chat/completions", content=body, headers=headers)
+        declared_s = time.perf_counter() - began
+
+        def chunks() -> Iterator[bytes]:
+            for start in range(0, len(body), MB):
+                yield body[start : start + MB]
+
+        began = time.perf_counter()
+        chunked = httpx.post(f"{url}/chat/completions", content=chunks(), headers=headers)
+        chunked_s = time.perf_counter() - began
+        after = _rss_mb(process.pid)
+        print(
+            f"serve, 50 MB body: Content-Length -> {declared.status_code} in {declared_s:.3f} s, "
+            f"chunked -> {chunked.status_code} in {chunked_s:.3f} s; "
+            f"server RSS {before:.0f} -> {after:.0f} MB"
+        )
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--no-server", action="store_true")
+    args = parser.parse_args()
+    print(f"load average at start: {os.getloadavg()[0]:.2f}")
+    sandbox_overhead(args.runs)
+    bombs()
+    if not args.no_server:
+        server_body_cap()
+    print(f"load average at end: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
