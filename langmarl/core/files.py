@@ -70,6 +70,28 @@ def read_input_text(path: Path, what: str = "Config file") -> str:
         raise ConfigError(f"Cannot read {what.lower()} {str(path)!r}: {exc.strerror}.") from None
 
 
+def read_input_jsonl(path: Path, what: str = "Dataset file") -> list[tuple[int, Any]]:
+    """The JSON value of every non-blank line of a JSONL file the user gave langmarl, with
+    its line number (counted from 1).
+
+    Raises:
+        ConfigError: naming the file and the line if the file is missing or not UTF-8, or a
+            line is not JSON.
+    """
+    rows = []
+    for number, line in enumerate(read_input_text(path, what).splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rows.append((number, json.loads(line)))
+        except json.JSONDecodeError as exc:
+            raise ConfigError(
+                f"{what} {str(path)!r}, line {number}: not JSON ({exc.msg}); give one JSON "
+                "value per line"
+            ) from None
+    return rows
+
+
 def read_text_file(path: Path, fix: str = _READ_FIX) -> str:
     """The UTF-8 text of ``path``.
 

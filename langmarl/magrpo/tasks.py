@@ -10,14 +10,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from langmarl.core.errors import ConfigError
-from langmarl.core.files import read_input_text
+from langmarl.core.files import read_input_jsonl, read_input_text
 from langmarl.core.validation import did_you_mean
 from langmarl.magrpo import prompts
 from langmarl.magrpo.codecheck import extract_code, humaneval_asserts, run_tests, static_check
@@ -221,24 +220,14 @@ def read_jsonl_rows(path: Path) -> list[dict[str, Any]]:
         ConfigError: naming the file (and the line) if it is not UTF-8 or a line is not a
             JSON object.
     """
-    rows = []
-    for number, line in enumerate(read_input_text(path, "Dataset file").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(
-                f"Dataset file {str(path)!r}, line {number}: not JSON ({exc.msg}); "
-                "give one JSON object per line"
-            ) from None
+    rows = read_input_jsonl(path)
+    for number, row in rows:
         if not isinstance(row, dict):
             raise ConfigError(
                 f"Dataset file {str(path)!r}, line {number}: a JSON object is needed, got "
                 f"{type(row).__name__}"
             )
-        rows.append(row)
-    return rows
+    return [row for _, row in rows]
 
 
 def _split(

@@ -16,7 +16,6 @@ prompt builders.
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from collections.abc import Callable
@@ -144,16 +143,10 @@ def read_task_file(path: Path, task_type: str) -> list[Task]:
     Raises:
         ConfigError: naming the file (and line) when it is not UTF-8 or a row is not JSON.
     """
-    from langmarl.core.files import read_input_text
+    from langmarl.core.files import read_input_jsonl
 
     tasks = []
-    for number, line in enumerate(read_input_text(path, "Task file").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"{path}:{number} is not valid JSON ({exc.msg}).") from None
+    for number, row in read_input_jsonl(path, "Task file"):
         task = convert_row(row, number - 1) if isinstance(row, dict) else None
         if task is not None and task.get("task_type") == task_type:
             tasks.append(task)

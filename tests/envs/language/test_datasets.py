@@ -57,7 +57,7 @@ def test_bad_paths_and_rows_name_the_problem(tmp_path: Path) -> None:
         load_tasks("qa", str(tmp_path / "nope"), None)
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"question": "q", "answer": "a"}\nnot json\n')
-    with pytest.raises(ConfigError, match=r"bad\.jsonl:2"):
+    with pytest.raises(ConfigError, match=r"bad\.jsonl', line 2: not JSON"):
         load_tasks("math", str(bad), None)
     only_math = tmp_path / "m.jsonl"
     only_math.write_text(json.dumps({"problem": "p", "answer": "1"}) + "\n")
