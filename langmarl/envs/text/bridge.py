@@ -10,7 +10,6 @@ optimize the prompt, e.g. of a TicTacToe player.
 
 from __future__ import annotations
 
-import asyncio
 import random
 from collections.abc import Callable
 from typing import Any
@@ -23,6 +22,7 @@ from langmarl.core.records import AgentId, Policies, Step, Trajectory
 from langmarl.envs.text import prompts
 from langmarl.envs.text.models import Action, Observation
 from langmarl.envs.text.single_step import SingleStepEnv
+from langmarl.llm.client import run_sync
 
 EnvFactory = Callable[[dict[str, Any]], Any]
 """Builds a fresh text environment for one episode from the episode's task dict."""
@@ -101,14 +101,14 @@ class TextEnvAdapter(BaseEnvironment):
     def reset(self, task: dict[str, Any]) -> dict[AgentId, str]:
         """Start a stand-alone episode (outside the trainer); returns the first question."""
         self._env = self.env_factory(task)
-        observation = _run_sync(_reset(self._env, task))
+        observation = run_sync(_reset(self._env, task))
         return {self.agent_id: observation.question}
 
     def step(self, agent_id: AgentId, action: str) -> tuple[str, float, bool, dict[str, Any]]:
         """Apply the agent's answer in the stand-alone episode started by :meth:`reset`."""
         if self._env is None:
             raise ConfigError("TextEnvAdapter.step() before reset(): call reset(task) first")
-        observation, reward, done, info = _run_sync(self._env.step(Action(llm_response=action)))
+        observation, reward, done, info = run_sync(self._env.step(Action(llm_response=action)))
         return observation.question, float(reward), bool(done), _jsonable(info)
 
     async def collect_trajectory(self, policies: Policies, task: dict[str, Any]) -> Trajectory:
@@ -181,15 +181,3 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_jsonable(v) for v in value]
     return value
-
-
-def _run_sync(coro: Any) -> Any:
-    """Run a coroutine from sync code, also when an event loop is already running here."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()

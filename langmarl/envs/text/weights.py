@@ -16,28 +16,16 @@ factories build both from text environments, reading only the sample fields ``ex
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from langmarl.envs.text.models import Action
 from langmarl.envs.text.tictactoe import TicTacToeEnv
+from langmarl.llm.client import run_sync
 from langmarl.verifiers.base import BaseVerifier
 from langmarl.verifiers.models import VerificationOutcome, VerificationResult
 
 ReferenceLookup = Mapping[str, str] | Callable[[str], str | None]
-
-
-def _run(coro: Any) -> Any:
-    """Run a coroutine from the (sync) trainer, also if this thread has a running loop."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()
 
 
 async def _verify_all(
@@ -61,7 +49,7 @@ def verifier_reward(
     def reward(samples: Sequence[Any]) -> list[float]:
         solutions = [str(sample.completions[agent]) for sample in samples]
         references = [sample.example.get(answer_key) for sample in samples]
-        results = _run(_verify_all(verifier, solutions, references))
+        results = run_sync(_verify_all(verifier, solutions, references))
         return [1.0 if r.status == VerificationOutcome.SUCCESS else 0.0 for r in results]
 
     return reward
@@ -87,7 +75,7 @@ def verifier_feedback(
         response_history_per_agent: list[list[str]] | None = None,
     ) -> list[str]:
         answer = str(agent_completions[agent])
-        (result,) = _run(_verify_all(verifier, [answer], [lookup(prompt)]))
+        (result,) = run_sync(_verify_all(verifier, [answer], [lookup(prompt)]))
         verdict = "correct" if result.status == VerificationOutcome.SUCCESS else "not correct"
         reason = f" ({result.error_message})" if result.error_message else ""
         return [
@@ -123,7 +111,7 @@ def tictactoe_reward(
         values = []
         for sample in samples:
             moves = [*sample.response_history[agent], sample.completions[agent]]
-            _, value, _ = _run(_replay(moves, play_style))
+            _, value, _ = run_sync(_replay(moves, play_style))
             values.append(value)
         return values
 
@@ -144,7 +132,7 @@ def tictactoe_transition(*, agent: int = 0, play_style: str = "optimal") -> Any:
             moves = list(response_history_per_agent[agent])  # includes this turn's completion
         else:
             moves = [agent_completions[agent]]
-        env, _, done = _run(_replay(moves, play_style))
+        env, _, done = run_sync(_replay(moves, play_style))
         observation = env._get_terminal_observation() if done else env._get_next_observation()
         return [observation.question for _ in range(num_agents)]
 
