@@ -6,7 +6,8 @@ Three formats are tried in order:
    list of ``{"agent": id, "feedback": ...}`` objects, possibly inside a code fence.
    Values that are objects are flattened to ``key: value`` text.
 2. **Bracket markers**: ``[solver] ...`` / ``[Agent solver]: ...`` sections (the format of
-   the Overcooked and Pistonball prompts).
+   the Overcooked and Pistonball prompts), the marker anywhere in its line
+   (``Feedback for [solver]: ...``, ``- **[solver]** ...``).
 3. **Fallback**: the whole reply for every agent.
 
 Agent ids are matched case-insensitively, ignoring spaces, ``-`` and ``_``. An agent the
@@ -21,8 +22,8 @@ import re
 from typing import Any
 
 from langmarl.core.records import ParseStatus
+from langmarl.extractors import fenced_blocks
 
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 _AGENT_KEYS = ("agent", "agent_id", "agent_name", "name", "id")
 _TEXT_KEYS = ("feedback", "evaluation", "credit", "comment", "text")
 
@@ -42,7 +43,7 @@ def _as_text(value: Any) -> str:
 
 
 def _json_candidates(response: str) -> list[str]:
-    candidates = [m.group(1) for m in _FENCE.finditer(response)]
+    candidates = [body for _, body in fenced_blocks(response)]
     for opener, closer in (("{", "}"), ("[", "]")):
         start, end = response.find(opener), response.rfind(closer)
         if 0 <= start < end:
@@ -92,21 +93,36 @@ def parse_json_credit(response: str, agent_names: list[str]) -> dict[str, str]:
 
 
 def parse_marker_credit(response: str, agent_names: list[str]) -> dict[str, str]:
-    """Agents' feedback from ``[agent]`` sections ({} if none found)."""
+    """Agents' feedback from ``[agent]`` sections ({} if none found).
+
+    A marker counts anywhere in a line (``Feedback for [planner]: ...``, ``- **[coder]** ...``);
+    the words before it on its line only introduce it, so they belong to no section.
+    """
     alternatives = "|".join(re.escape(name) for name in sorted(agent_names, key=len, reverse=True))
     pattern = re.compile(
-        rf"^\W*\[\s*(?:agent\s*[:#]?\s*)?({alternatives})\s*\]\s*:?\s*",
-        re.IGNORECASE | re.MULTILINE,
+        rf"\[\s*(?:agent\s*[:#]?\s*)?({alternatives})\s*\]\**[ \t]*:?\**[ \t]*",
+        re.IGNORECASE,
     )
     marks = list(pattern.finditer(response))
     found: dict[str, str] = {}
     for index, mark in enumerate(marks):
-        end = marks[index + 1].start() if index + 1 < len(marks) else len(response)
+        end = (
+            _section_end(response, mark.end(), marks[index + 1].start())
+            if index + 1 < len(marks)
+            else len(response)
+        )
         name = next(a for a in agent_names if _norm(a) == _norm(mark.group(1)))
         text = response[mark.end() : end].strip()
         if text:
             found[name] = f"{found[name]}\n{text}" if name in found else text
     return found
+
+
+def _section_end(response: str, start: int, next_mark: int) -> int:
+    """Where a section starting at ``start`` ends: at the line of the next marker, or at the
+    marker itself when both share a line (``[planner]: ok. [coder]: no.``)."""
+    line_start = response.rfind("\n", start, next_mark) + 1
+    return line_start if line_start > start else next_mark
 
 
 def parse_credit(response: str, agent_names: list[str]) -> tuple[dict[str, str], ParseStatus]:

@@ -48,3 +48,20 @@ def test_parsing_never_raises_and_covers_every_agent(reply: str) -> None:
     per_agent, status = parse_credit(reply, AGENTS)
     assert set(per_agent) == set(AGENTS)
     assert status in {"json", "markers", "fallback"}
+
+
+def test_markers_anywhere_in_a_line() -> None:
+    reply = (
+        "Overall fine.\nFeedback for [Solver]: add the numbers.\nmore\n"
+        "- **[checker]** verify the sum.\n"
+    )
+    per_agent, status = parse_credit(reply, AGENTS)
+    assert status == "markers"
+    # the words introducing a marker belong to no section
+    assert per_agent == {"solver": "add the numbers.\nmore", "checker": "verify the sum."}
+
+
+def test_two_markers_on_one_line_and_bold_colon() -> None:
+    reply = "**[solver]:** ok. [checker]: recheck.\n**[solver]:**\n- **[checker]** and the units"
+    per_agent, _ = parse_credit(reply, AGENTS)
+    assert per_agent == {"solver": "ok.", "checker": "recheck.\nand the units"}
