@@ -7,7 +7,7 @@ import logging
 import random
 from collections.abc import Iterable, Mapping, Sized
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from pydantic import ValidationError
 
@@ -58,7 +58,23 @@ class StaticDataset:
     def __len__(self) -> int:
         return len(self.data)
 
-    def __getitem__(self, index: int) -> DataPoint:
+    @overload
+    def __getitem__(self, index: int) -> DataPoint: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[DataPoint]: ...
+
+    def __getitem__(self, index: int | slice) -> DataPoint | list[DataPoint]:
+        """One data point, or a list of them for a slice (``dataset[1:3]``, as CAMEL).
+
+        Raises:
+            IndexError: for an integer out of range (negative ones count from the end).
+            TypeError: for an index that is neither an ``int`` nor a ``slice``.
+        """
+        if isinstance(index, slice):
+            return self.data[index]
+        if not isinstance(index, int) or isinstance(index, bool):
+            raise TypeError(f"StaticDataset indices are int or slice, got {type(index).__name__}")
         if not -len(self.data) <= index < len(self.data):
             raise IndexError(f"index {index} out of range for a dataset of {len(self.data)} items")
         return self.data[index]

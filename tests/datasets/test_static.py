@@ -87,3 +87,15 @@ def test_sample_is_seeded() -> None:
     b = StaticDataset(ITEMS * 5, seed=3)
     assert [a.sample() for _ in range(6)] == [b.sample() for _ in range(6)]
     assert a.metadata["seed"] == 3
+
+
+def test_slicing_returns_a_list_as_camel() -> None:
+    """CAMEL's StaticDataset.__getitem__ takes an int or a slice; a slice returns a list of
+    DataPoint (``dataset[1:3]``), even an empty or out-of-range one; other types are a
+    TypeError."""
+    dataset = StaticDataset([{"question": f"q{i}", "final_answer": str(i)} for i in range(5)])
+    assert [p.final_answer for p in dataset[1:3]] == ["1", "2"]
+    assert [p.final_answer for p in dataset[::2]] == ["0", "2", "4"]
+    assert dataset[4:10] == [dataset[4]] and dataset[7:9] == []
+    with pytest.raises(TypeError, match="int or slice"):
+        dataset["1"]  # type: ignore[call-overload]

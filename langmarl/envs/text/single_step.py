@@ -73,11 +73,14 @@ class SingleStepEnv:
     async def reset(
         self, batch_size: int = 1, seed: int | None = None
     ) -> Observation | list[Observation]:
-        """Draw ``batch_size`` data points and return their observations (one, or a list).
+        """Draw ``batch_size`` data points and return their observations (one, or a list);
+        each observation carries its data point's metadata (as CAMEL).
 
         Sampling uses a local RNG seeded with ``seed``; the global ``random`` state is untouched.
 
         Raises:
+            EnvStateError: (a ``RuntimeError``) when the current batch is partly answered
+                (CAMEL's rule; a batch with no answer yet is simply redrawn).
             ValueError: if ``batch_size`` is below 1 or exceeds a static dataset's size.
             TypeError: for an unsupported dataset type.
         """
@@ -85,13 +88,20 @@ class SingleStepEnv:
             await self.setup()
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
-        if self._states and not all(self._states_done):
-            logger.info("reset() drops %d unanswered states", self._states_done.count(False))
+        if any(self._states_done) and not all(self._states_done):
+            # As CAMEL: a batch partly answered must be finished first; one not yet answered
+            # at all may be redrawn.
+            raise EnvStateError(
+                f"reset() called before all states of the batch were answered: states "
+                f"{[i for i, done in enumerate(self._states_done) if not done]} are left; "
+                "step() on them first"
+            )
         self._states = await self._sample(batch_size, random.Random(seed))
         self._states_done = [False] * batch_size
         self.current_batch_size = batch_size
         observations = [
-            Observation(question=p.question, context={}, metadata={}) for p in self._states
+            Observation(question=p.question, context={}, metadata=dict(p.metadata or {}))
+            for p in self._states
         ]
         return observations[0] if batch_size == 1 else observations
 

@@ -166,3 +166,27 @@ async def test_generator_datasets_and_close() -> None:
         await env.step("0")
     with pytest.raises(TypeError, match="StaticDataset or BaseGenerator"):
         await SingleStepEnv([1, 2], ExactMatchVerifier()).reset()  # type: ignore[arg-type]
+
+
+async def test_reset_refuses_a_partly_answered_batch_as_camel() -> None:
+    """CAMEL's SingleStepEnv.reset raises RuntimeError "reset() called before all states in
+    batch were processed" when some but not all states are done (``_batch_started() and not
+    _batch_done()``); a batch with no answer yet may be redrawn."""
+    env = await _env()
+    observations = await env.reset(batch_size=3, seed=1)
+    assert isinstance(observations, list)
+    await env.reset(batch_size=3, seed=2)  # nothing answered yet: redrawn
+    await env.step({0: "x"})
+    with pytest.raises(RuntimeError, match=r"states \[1, 2\] are left"):
+        await env.reset(batch_size=3, seed=3)
+    with pytest.raises(EnvStateError):
+        await env.reset()
+    await env.step({1: "x", 2: "y"})
+    assert isinstance(await env.reset(), Observation)  # all answered: a new batch
+
+
+async def test_observations_carry_the_data_point_metadata() -> None:
+    data = [{"question": "q", "final_answer": "a", "metadata": {"level": 3}}]
+    env = SingleStepEnv(StaticDataset(data), ExactMatchVerifier(max_retries=0))
+    observation = await env.reset()
+    assert isinstance(observation, Observation) and observation.metadata == {"level": 3}
