@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import logging
 import re
 from typing import Any
 
@@ -11,6 +12,14 @@ from langmarl.core.records import AgentId, Policies
 from langmarl.store.local import LocalStore, iter_dir, recovery_hint
 
 MANIFEST = "manifest.json"
+DEFAULT_POLICY = (
+    "You are {agent_id}, one agent of a team solving a task together. Read the task and what "
+    "your teammates did before you, do your part carefully, and state your result clearly."
+)
+"""The policy ``get_policies`` generates for an agent when the run has no checkpoint and no
+``default_policies`` were given (the reference generates default policies there)."""
+
+logger = logging.getLogger(__name__)
 
 
 def policy_file_names(agent_ids: list[AgentId]) -> dict[AgentId, str]:
@@ -44,10 +53,14 @@ class PolicyCheckpoint:
         num_agents: Number of agents (checked against what is saved).
         agent_ids: The environment's agent ids. Unlike the reference implementation, which
             invents ``agent_1..N`` for default policies (so policies never match the
-            environment's agents and training silently optimizes nothing), ids are never
-            invented here: they come from the environment or a saved checkpoint.
+            environment's agents and training silently optimizes nothing), ids come from
+            the environment or a saved checkpoint; ``agent_1..N`` are generated only when
+            no ids were given at all.
         default_policies: Policies returned when no checkpoint exists yet (normally
-            ``env.default_policies()``).
+            ``env.default_policies()``). Without them, :data:`DEFAULT_POLICY` is generated
+            for each of ``agent_ids`` — or, with no ``agent_ids`` either, for ``agent_1`` ..
+            ``agent_N`` as the reference does (logged as a warning: pass the environment's
+            agent ids so the policies match its agents).
     """
 
     def __init__(
@@ -92,20 +105,17 @@ class PolicyCheckpoint:
 
     def get_policies(self, iteration: int | None = None) -> Policies:
         """Policies of checkpoint ``iteration`` (``None``: the latest); the default
-        policies when there is no checkpoint yet.
+        policies when there is no checkpoint yet (generated if none were given, see the
+        class docstring).
 
         Raises:
-            ConfigError: for a missing checkpoint, or when no checkpoint and no default
-                policies exist (pass ``default_policies=env.default_policies()``).
+            ConfigError: for a missing checkpoint ``iteration``.
         """
         if iteration is None:
             iteration = self.latest_iteration()
             if iteration is None:
                 if self.default_policies is None:
-                    raise ConfigError(
-                        f"Run {self.run_id!r} has no checkpoint and no default policies: "
-                        "pass default_policies=env.default_policies() to PolicyCheckpoint."
-                    )
+                    return self._generated_defaults()
                 return dict(self.default_policies)
         manifest = self.manifest(iteration)
         folder = iter_dir("policies", iteration)
@@ -123,6 +133,18 @@ class PolicyCheckpoint:
                 )
             policies[agent_id] = text
         return policies
+
+    def _generated_defaults(self) -> Policies:
+        agent_ids = self.agent_ids
+        if agent_ids is None:
+            agent_ids = [f"agent_{n}" for n in range(1, self.num_agents + 1)]
+            logger.warning(
+                "Run %r: no checkpoint, default policies or agent ids; generated default "
+                "policies for %s. Pass agent_ids=env.agent_ids so they match the environment.",
+                self.run_id,
+                agent_ids,
+            )
+        return {agent_id: DEFAULT_POLICY.format(agent_id=agent_id) for agent_id in agent_ids}
 
     def save_policies(
         self,

@@ -1,4 +1,4 @@
-"""PolicyCheckpoint keeps the environment's agent ids and never invents agent_1..N."""
+"""PolicyCheckpoint keeps the environment's agent ids; agent_1..N only when none are known."""
 
 from pathlib import Path
 
@@ -6,6 +6,7 @@ import pytest
 
 from langmarl.core.errors import ConfigError
 from langmarl.store import LocalStore, PolicyCheckpoint
+from langmarl.store.checkpoint import DEFAULT_POLICY
 
 
 def _ckpt(tmp_path: Path, **kw: object) -> PolicyCheckpoint:
@@ -29,9 +30,18 @@ def test_defaults_then_latest_checkpoint(tmp_path: Path) -> None:
     assert "+s1" in diff["solver"] and diff["checker"] == ""
 
 
+def test_default_policies_are_generated_without_a_checkpoint(tmp_path: Path) -> None:
+    """The reference: get_policies "Generates default policies if no checkpoint exists"."""
+    ckpt = _ckpt(tmp_path, agent_ids=["solver", "checker"])
+    policies = ckpt.get_policies()
+    assert list(policies) == ["solver", "checker"]
+    assert policies["solver"] == DEFAULT_POLICY.format(agent_id="solver")
+    ckpt.save_policies(0, policies)  # the generated policies fit the run's agents
+    # with no agent ids at all, the reference's agent_1..N (and a warning)
+    assert list(_ckpt(tmp_path / "other").get_policies()) == ["agent_1", "agent_2"]
+
+
 def test_no_invented_ids(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="default_policies"):
-        _ckpt(tmp_path).get_policies()
     ckpt = _ckpt(tmp_path, agent_ids=["solver", "checker"])
     with pytest.raises(ConfigError, match="environment's agents"):
         ckpt.save_policies(0, {"agent_1": "x", "agent_2": "y"})
