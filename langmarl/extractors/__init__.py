@@ -11,6 +11,8 @@ from langmarl.extractors.strategies import (
     extract_boxed,
     extract_fenced_code,
     extract_last_number,
+    fenced_blocks,
+    python_blocks,
 )
 
 __all__ = [
@@ -25,4 +27,6 @@ __all__ = [
     "extract_boxed",
     "extract_fenced_code",
     "extract_last_number",
+    "fenced_blocks",
+    "python_blocks",
 ]

@@ -11,7 +11,11 @@ import re
 from langmarl.extractors.base import BaseExtractorStrategy
 
 _ACTION_TAG = re.compile(r"<Action>\s*([^<\n]*?)\s*(?:</Action>|$)", re.IGNORECASE | re.MULTILINE)
+# A block runs from ``` plus an optional tag line to the next ```; a reply cut off by its
+# token budget may leave the last block open, which ``unclosed=True`` accepts up to the end.
 _FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)```", re.DOTALL)
+_FENCE_OR_END = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
+_PYTHON_TAGS = ("", "python", "py", "python3")
 _NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?|[-+]?\.\d+")
 
 
@@ -37,12 +41,34 @@ def extract_boxed(text: str) -> str | None:
     return None
 
 
+def fenced_blocks(text: str, *, unclosed: bool = False) -> list[tuple[str, str]]:
+    """Every fenced code block of ``text`` in order, as ``(tag, body)``.
+
+    The one place that finds fenced code: every reader of code or JSON blocks goes through it.
+
+    Args:
+        text: An LLM reply.
+        unclosed: Also take a last block whose closing fence is missing (a reply cut off by
+            its token budget), up to the end of the text.
+
+    Returns:
+        ``(tag, body)`` pairs: ``tag`` lower-cased (``""`` when untagged), ``body`` as written.
+    """
+    pattern = _FENCE_OR_END if unclosed else _FENCE
+    return [(m.group(1).lower(), m.group(2)) for m in pattern.finditer(text)]
+
+
+def python_blocks(text: str, *, unclosed: bool = False) -> list[str]:
+    """The bodies of the blocks tagged ``python``/``py``/``python3`` or untagged, in order."""
+    return [body for tag, body in fenced_blocks(text, unclosed=unclosed) if tag in _PYTHON_TAGS]
+
+
 def extract_fenced_code(text: str, language: str | None = "python") -> str | None:
     """The body of the last fenced code block, preferring blocks tagged ``language``.
 
     Untagged blocks count as ``language``; with ``language=None`` any block qualifies.
     """
-    blocks = [(m.group(1).lower(), m.group(2)) for m in _FENCE.finditer(text)]
+    blocks = fenced_blocks(text)
     if language is not None:
         wanted = language.lower()
         tagged = [

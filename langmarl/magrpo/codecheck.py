@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import ast
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-FENCE = re.compile(r"```(?:python|py)?\s*\n(.*?)(?:```|$)", re.DOTALL)
+from langmarl.extractors import python_blocks
 
 # Runs inside the sandbox: exec the solution, then each test, reporting one JSON line.
 HARNESS = """
@@ -39,9 +38,10 @@ print("@@RESULTS@@" + json.dumps(results))
 
 
 def extract_code(text: str) -> str:
-    """The code in a completion: the first fenced block, else the whole text."""
-    match = FENCE.search(text)
-    return (match.group(1) if match else text).strip()
+    """The code in a completion: its first python (or untagged) fenced block, also one cut off
+    by the token budget; else the whole text."""
+    blocks = python_blocks(text, unclosed=True)
+    return (blocks[0] if blocks else text).strip()
 
 
 @dataclass

@@ -8,8 +8,8 @@ import re
 from typing import Any
 
 from langmarl.core.errors import ParseError
+from langmarl.extractors import fenced_blocks, python_blocks
 
-_FENCE = re.compile(r"```([\w+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _SCORE = re.compile(r"score\s*[:=]\s*\**\s*(-?\d+(?:\.\d+)?)\s*(%|/\s*10\b|/\s*100\b)?", re.I)
 
 
@@ -21,8 +21,7 @@ def extract_code(text: str, must_define: str) -> str:
     Raises:
         ParseError: No code in the reply.
     """
-    blocks = [(lang.lower(), body.strip()) for lang, body in _FENCE.findall(text)]
-    code_blocks = [body for lang, body in blocks if lang in ("", "python", "py")]
+    code_blocks = [body.strip() for body in python_blocks(text, unclosed=True)]
     for body in code_blocks:
         if re.search(rf"\b(def|class)\s+{re.escape(must_define)}\b", body) or (
             must_define == "reward_fn" and "RewardFunction" in body
@@ -45,7 +44,7 @@ def extract_code(text: str, must_define: str) -> str:
 
 def extract_json(text: str) -> dict[str, Any]:
     """The first ```json block (or bare ``{...}``) of ``text`` as a dict; {} when none parses."""
-    candidates = [body for lang, body in _FENCE.findall(text) if lang.lower() == "json"]
+    candidates = [body for tag, body in fenced_blocks(text, unclosed=True) if tag == "json"]
     candidates += re.findall(r"\{[^{}]*\}", text)
     for candidate in candidates:
         try:

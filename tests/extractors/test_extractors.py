@@ -16,6 +16,8 @@ from langmarl.extractors import (
     extract_boxed,
     extract_fenced_code,
     extract_last_number,
+    fenced_blocks,
+    python_blocks,
 )
 
 
@@ -47,6 +49,14 @@ def test_action_tag(text: str, expected: str | None) -> None:
 )
 def test_boxed(text: str, expected: str | None) -> None:
     assert extract_boxed(text) == expected
+
+
+def test_fenced_blocks_in_order_with_tags_and_optionally_unclosed() -> None:
+    text = "```json\n{}\n```\ntext\n```Python extra\nx = 1\n```\n```py\ncut off"
+    assert fenced_blocks(text) == [("json", "{}\n"), ("python", "x = 1\n")]
+    assert fenced_blocks(text, unclosed=True)[-1] == ("py", "cut off")
+    assert python_blocks(text, unclosed=True) == ["x = 1\n", "cut off"]
+    assert fenced_blocks("no code") == []
 
 
 def test_fenced_code_prefers_python_and_takes_the_last() -> None:

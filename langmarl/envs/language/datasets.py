@@ -17,13 +17,13 @@ prompt builders.
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from langmarl.core.errors import ConfigError
+from langmarl.extractors import fenced_blocks
 
 Task = dict[str, Any]
 TASK_TYPES = ("qa", "math", "coding", "writing")
@@ -216,5 +216,5 @@ def sample(tasks: list[Task], n: int, rng: random.Random) -> list[Task]:
 
 def strip_code_fences(text: str) -> str:
     """The content of the last fenced code block of ``text`` (``text`` if none)."""
-    blocks = re.findall(r"```[a-zA-Z0-9_+-]*\n(.*?)```", text, re.DOTALL)
-    return blocks[-1] if blocks else text
+    blocks = fenced_blocks(text)
+    return blocks[-1][1] if blocks else text
