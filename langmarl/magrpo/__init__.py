@@ -15,7 +15,7 @@ _NAMES = {
     "IACTrainer": "langmarl.magrpo.actor_critic",
     "MAACTrainer": "langmarl.magrpo.actor_critic",
     "JointSample": "langmarl.magrpo.rollout",
-    "RewardFunction": "langmarl.magrpo.rollout",
+    "JointRewardFunction": "langmarl.magrpo.rollout",
     "ExternalTransition": "langmarl.magrpo.rollout",
     "make_external": "langmarl.magrpo.feedback",
     "get_task": "langmarl.magrpo.tasks",
@@ -29,6 +29,6 @@ if TYPE_CHECKING:
     from langmarl.magrpo.config import ActorCriticConfig, LoRAConfig, MAGRPOConfig
     from langmarl.magrpo.feedback import make_external
     from langmarl.magrpo.policy import load_causal_lm
-    from langmarl.magrpo.rollout import ExternalTransition, JointSample, RewardFunction
+    from langmarl.magrpo.rollout import ExternalTransition, JointRewardFunction, JointSample
     from langmarl.magrpo.tasks import get_task
     from langmarl.magrpo.trainer import MAGRPOTrainer

@@ -17,7 +17,7 @@ from langmarl.magrpo import checkpoint as ckpt
 from langmarl.magrpo.config import TrainerConfig
 from langmarl.magrpo.policy import Formatter, build_agents
 from langmarl.magrpo.returns import propagate_returns
-from langmarl.magrpo.rollout import ExternalTransition, RewardFunction, grow_trees
+from langmarl.magrpo.rollout import ExternalTransition, JointRewardFunction, grow_trees
 from langmarl.magrpo.tree import iter_nodes
 
 log = logging.getLogger(__name__)
@@ -64,7 +64,7 @@ class WeightSpaceTrainer:
     def __init__(
         self,
         agents: Sequence[Any],
-        reward_func: RewardFunction,
+        reward_func: JointRewardFunction,
         args: TrainerConfig,
         *,
         formatters: Sequence[Formatter] | None = None,
@@ -72,7 +72,7 @@ class WeightSpaceTrainer:
         train_dataset: Sequence[Example] | None = None,
         eval_dataset: Sequence[Example] | None = None,
         external_transition: ExternalTransition | None = None,
-        eval_reward_func: RewardFunction | None = None,
+        eval_reward_func: JointRewardFunction | None = None,
     ) -> None:
         if not callable(reward_func):
             raise ConfigError("reward_func must be callable: (samples) -> list of floats")

@@ -39,7 +39,7 @@ class JointSample:
     response_history: tuple[tuple[str, ...], ...]
 
 
-class RewardFunction(Protocol):
+class JointRewardFunction(Protocol):
     """``reward_func(samples) -> rewards``: one float per joint sample, same order."""
 
     def __call__(self, samples: Sequence[JointSample]) -> Sequence[float]: ...
@@ -58,7 +58,7 @@ class ExternalTransition(Protocol):
     ) -> Sequence[str]: ...
 
 
-def score(reward_func: RewardFunction, samples: Sequence[JointSample]) -> list[float]:
+def score(reward_func: JointRewardFunction, samples: Sequence[JointSample]) -> list[float]:
     """Call the reward function and check its answer.
 
     Raises:
@@ -108,7 +108,7 @@ def roots_for(examples: Sequence[Mapping[str, Any]], agents: Sequence[Agent]) ->
 def grow_trees(
     agents: Sequence[Agent],
     examples: Sequence[Mapping[str, Any]],
-    reward_func: RewardFunction,
+    reward_func: JointRewardFunction,
     config: TrainerConfig,
     *,
     num_generations: int,
@@ -164,7 +164,7 @@ def _fill_nodes(
         node.joint = joint_indices(len(batches), generations, joint_mode)
 
 
-def _reward_level(nodes: list[TreeNode], reward_func: RewardFunction) -> None:
+def _reward_level(nodes: list[TreeNode], reward_func: JointRewardFunction) -> None:
     samples = [
         JointSample(
             example=node.example,

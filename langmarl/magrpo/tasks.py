@@ -76,7 +76,7 @@ def coding_reward_levels(
     return reward + 2.0 * (pass_fraction or 0.0)
 
 
-def coding_reward(samples: Sequence[JointSample]) -> list[float]:
+def joint_coding_reward(samples: Sequence[JointSample]) -> list[float]:
     """Reward of each (helper, main) joint completion; tests run in the sandbox."""
     rewards = []
     for sample in samples:
@@ -130,7 +130,7 @@ def coding_task(
                 prompt=ex["prompt"], entry_point=ex["entry_point"]
             ),
         ],
-        reward_func=coding_reward,
+        reward_func=joint_coding_reward,
         feedback_options={"tests": {item["prompt"]: item["tests"] for item in items}},
     )
 
@@ -152,7 +152,7 @@ def length_ratio_reward(summary: str, expansion: str, low: float = 2.0, high: fl
     return max(0.0, 1.0 - (ratio - high) / high)
 
 
-def writing_reward(samples: Sequence[JointSample]) -> list[float]:
+def joint_writing_reward(samples: Sequence[JointSample]) -> list[float]:
     """Length-ratio reward of each (summary, expansion) joint completion."""
     return [length_ratio_reward(s.completions[0], s.completions[1]) for s in samples]
 
@@ -179,7 +179,7 @@ def writing_task(
             lambda ex: prompts.WRITING_SUMMARY.format(prompt=ex["prompt"]),
             lambda ex: prompts.WRITING_EXPANSION.format(prompt=ex["prompt"]),
         ],
-        reward_func=writing_reward,
+        reward_func=joint_writing_reward,
     )
 
 
