@@ -1,4 +1,4 @@
-"""`langmarl train`, `langmarl eval`, `langmarl runs`: language-space training from the shell."""
+"""`langmarl train`, `langmarl eval`: language-space training from the shell."""
 
 from __future__ import annotations
 
@@ -30,7 +30,6 @@ def register(app: typer.Typer) -> None:
     """Add the training commands to ``app``."""
     app.command("train")(train)
     app.command("eval")(eval_run)
-    app.command("runs")(runs)
 
 
 def _progress_callback(progress: Progress, total_iterations: int) -> Any:
@@ -229,34 +228,3 @@ def eval_run(
     if result["note"]:
         console.print(f"Note: {result['note']}.")
     console.print(f"Saved to {run_dir / 'evals' / f'{split}_compare.json'}")
-
-
-def runs(
-    directory: Path = typer.Option(
-        Path("experiments"), "--dir", help="Experiment directory holding the runs."
-    ),
-) -> None:
-    """List the runs with their status and best reward."""
-    from rich.table import Table
-
-    from langmarl.store import LocalStore
-
-    found = LocalStore(directory).list_runs()
-    if not found:
-        console.print(f"No runs in {directory}.")
-        return
-    table = Table()
-    for column in ("run", "env", "status", "iterations", "best reward", "last reward", "updated"):
-        table.add_column(column, no_wrap=column in ("run", "status", "iterations"))
-    for info in found:
-        best, last = info.get("best_reward"), info.get("last_reward")
-        table.add_row(
-            info["run_id"],
-            str(info.get("env", "")),
-            str(info.get("status")),
-            f"{info.get('completed_iterations', 0)}/{info.get('target_iterations', '?')}",
-            "" if best is None else f"{best:.3f}",
-            "" if last is None else f"{last:.3f}",
-            time.strftime("%Y-%m-%d %H:%M", time.localtime(info.get("updated_at", 0))),
-        )
-    console.print(table)

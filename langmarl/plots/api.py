@@ -32,6 +32,18 @@ KINDS: tuple[RunKind, ...] = (
 )
 """Detector → plotter, tried in order."""
 
+RECORDED_KINDS: dict[str, RunKind] = {
+    "language": language.KIND,
+    "parl_language": language.KIND,
+    "magrpo": weight.KIND,
+    "iac": weight.KIND,
+    "maac": weight.KIND,
+    "parl_grpo": parl.KIND,
+    "p2p_session": reward.SESSION_KIND,
+}
+"""The ``kind`` of ``run.json`` (the run contract, ``langmarl.store.run``) → plotter; runs
+without one (older layouts) are recognised by :data:`KINDS`."""
+
 RUN_PARENTS = ("experiments", "runs")
 """Where a bare run id is looked up: ``experiment_dir``'s default (language space), and the
 default parent of Prompt2Policy sessions and weight-space ``output_dir``\\s."""
@@ -71,7 +83,8 @@ def _listing(names: list[str], limit: int, empty: str) -> str:
 
 
 def detect_kind(run_dir: str | Path) -> RunKind:
-    """The first kind in :data:`KINDS` that recognises ``run_dir``.
+    """The kind ``run.json`` records (:data:`RECORDED_KINDS`), else the first kind in
+    :data:`KINDS` that recognises ``run_dir``.
 
     Raises:
         ConfigError: if ``run_dir`` is not a directory, or no kind recognises it (the message
@@ -80,6 +93,9 @@ def detect_kind(run_dir: str | Path) -> RunKind:
     path = Path(run_dir)
     if not path.is_dir():
         raise ConfigError(f"No run directory {str(path)!r}: give the directory of a run.")
+    recorded = RunFiles(path).json("run.json")
+    if isinstance(recorded, dict) and recorded.get("kind") in RECORDED_KINDS:
+        return RECORDED_KINDS[recorded["kind"]]
     for kind in KINDS:
         if kind.detect(path):
             return kind

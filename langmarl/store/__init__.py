@@ -1,20 +1,31 @@
-"""Runs on disk: `LocalStore`, `PolicyCheckpoint`, `TrajectoryStore`, `RunLogger`, `RunLock`.
+"""Runs on disk: the run contract every space follows (`RunDir`, `RunRecord`), the
+language-space store (`LocalStore`, `PolicyCheckpoint`, `TrajectoryStore`, `RunLogger`),
+`RunLock`, and the catalog of runs of every kind (`find_runs`, `describe`).
 
-See ``langmarl/store/local.py`` for the layout of a run directory.
+See ``langmarl/store/run.py`` for what every run directory holds and
+``langmarl/store/local.py`` for the rest of a language run's layout.
 """
 
+from langmarl.store.catalog import RunSummary, describe, find_runs
 from langmarl.store.checkpoint import PolicyCheckpoint
-from langmarl.store.local import BaseStore, LocalStore, RunStatus
+from langmarl.store.local import BaseStore, LocalStore
 from langmarl.store.lock import RunLock
 from langmarl.store.logger import RunLogger
+from langmarl.store.run import RunDir, RunKind, RunRecord, RunStatus
 from langmarl.store.trajectories import TrajectoryStore
 
 __all__ = [
     "BaseStore",
     "LocalStore",
     "PolicyCheckpoint",
+    "RunDir",
+    "RunKind",
     "RunLock",
     "RunLogger",
+    "RunRecord",
     "RunStatus",
+    "RunSummary",
     "TrajectoryStore",
+    "describe",
+    "find_runs",
 ]

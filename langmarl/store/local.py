@@ -1,11 +1,16 @@
-"""`LocalStore`: runs as plain directories of JSON, JSONL and text, written atomically.
+"""`LocalStore`: language-space runs as plain directories of JSON, JSONL and text.
 
-Layout of one run (``<base_dir>/<run_id>/``)::
+A language run follows the run contract of :mod:`langmarl.store.run` (``run.json`` with
+``kind`` ``language`` or ``parl_language``, ``metrics.jsonl``, ``logs/events.jsonl``); its
+layout (``<base_dir>/<run_id>/``)::
 
-    run.json                      run metadata: status, pid, agent ids, progress, best reward
+    run.json                      the RunRecord: kind, status, pid, config, code version,
+                                  agent ids, progress, best reward
     config.json                   the config of the newest attempt (no API keys)
     config_history.jsonl          earlier configs, when a resumed attempt changed it
-    metrics.json                  one stats record per finished iteration (rebuilt from
+    metrics.jsonl                 one line per finished iteration: ``step`` (= the checkpoint
+                                  it produced) and the iteration's stats
+    metrics.json                  the same stats as one list (rebuilt from
                                   the checkpoints, which are authoritative); with validated
                                   updates it holds ``accepted_updates`` (policies replaced)
                                   and ``validation_score`` (score of the kept policies)
@@ -43,7 +48,7 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from langmarl.core.errors import ConfigError
 from langmarl.core.files import (
@@ -55,9 +60,21 @@ from langmarl.core.files import (
 )
 from langmarl.core.secrets import Redactor
 from langmarl.store.lock import RunLock
+from langmarl.store.run import (
+    METRICS_FILE,
+    RUN_FILE,
+    SCHEMA_VERSION,
+    RunKind,
+    RunStatus,
+    check_schema,
+    code_version,
+    process_start,
+    true_status,
+)
 
-RunStatus = Literal["running", "completed", "failed", "stopped"]
-RUN_FILE = "run.json"
+LEGACY_METRICS_FILE = "metrics.json"
+"""The whole list of iteration stats, kept beside ``metrics.jsonl`` for older readers."""
+CONFIG_FILE = "config.json"
 UPDATES_FILE = "updates.jsonl"
 VALIDATION_FILE = "validation.json"
 VALIDATION_SCORES_FILE = "validation_scores.jsonl"
@@ -96,26 +113,6 @@ def recovery_hint(relpath: str) -> str:
     return "Restore or delete it, then run again."
 
 
-def _process_start(pid: int) -> str | None:
-    """The start time of process ``pid`` (Linux ``/proc``), to tell a live run from a
-    recycled pid; ``None`` where unavailable."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return stat.rsplit(")", 1)[1].split()[19]
-
-
-def _alive(pid: int, started: str | None) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return started is None or _process_start(pid) == started
-
-
 class LocalStore:
     """Filesystem-backed storage of training runs.
 
@@ -123,11 +120,19 @@ class LocalStore:
         base_dir: Directory holding one sub-directory per run.
         secrets: Values scrubbed from everything written (API keys); more can be added via
             ``store.redact.add``.
+        kind: The ``kind`` recorded in ``run.json`` (default: ``parl_language`` when the
+            run's env is ``parallel_tasks``, else ``language``).
     """
 
-    def __init__(self, base_dir: str | Path, secrets: tuple[str, ...] | set[str] = ()) -> None:
+    def __init__(
+        self,
+        base_dir: str | Path,
+        secrets: tuple[str, ...] | set[str] = (),
+        kind: RunKind | None = None,
+    ) -> None:
         self.base_dir = Path(base_dir)
         self.redact = Redactor(secrets)
+        self.kind = kind
 
     # -- primitives -------------------------------------------------------------------------
     def run_dir(self, run_id: str) -> Path:
@@ -164,6 +169,8 @@ class LocalStore:
         """Write ``data`` as JSON atomically, secrets scrubbed."""
         text = json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
         self.write_text(run_id, relpath, text)
+        if relpath == CONFIG_FILE and self.exists(run_id):
+            self.update_run(run_id, config=data)  # the run contract: run.json holds it too
 
     def read_json(self, run_id: str, relpath: str, default: Any = None) -> Any:
         """Read a JSON file; ``default`` if it does not exist.
@@ -219,8 +226,11 @@ class LocalStore:
         info.setdefault("run_id", run_id)
         info.setdefault("created_at", now)
         info.update(fields)
+        kind = self.kind or ("parl_language" if info.get("env") == "parallel_tasks" else "language")
         pid = os.getpid()
-        info.update(status="running", pid=pid, pid_started=_process_start(pid), error=None)
+        info.update(status="running", pid=pid, pid_started=process_start(pid), error=None)
+        info.update(schema_version=SCHEMA_VERSION, kind=kind, code=code_version())
+        info.setdefault("config", {})
         info["updated_at"] = now
         info["attempts"] = int(info.get("attempts", 0)) + 1
         self.write_json(run_id, RUN_FILE, info)
@@ -247,18 +257,8 @@ class LocalStore:
         info = self.read_json(run_id, RUN_FILE)
         if info is None:
             raise ConfigError(f"No run {run_id!r} in {self.base_dir} (no {RUN_FILE}).")
-        pid = info.get("pid")
-        if (
-            info.get("status") == "running"
-            and pid
-            and not _alive(int(pid), info.get("pid_started"))
-        ):
-            info["status"] = "failed"
-            info["error"] = info.get("error") or (
-                f"process {pid} ended without finishing the run; "
-                "train again with the same run id to resume it"
-            )
-        return info
+        info = check_schema(self.path(run_id, RUN_FILE), info)
+        return true_status(info, "train again with the same run id to resume it")
 
     def list_runs(self) -> list[dict[str, Any]]:
         """Every run's info (see :meth:`run_info`), newest first."""
@@ -316,11 +316,19 @@ class LocalStore:
         return list(self.read_events(run_id, VALIDATION_SCORES_FILE))
 
     def save_metrics(self, run_id: str, metrics: list[dict[str, Any]]) -> None:
-        self.write_json(run_id, "metrics.json", metrics)
+        """Write the stats of the finished iterations: ``metrics.jsonl`` (the run contract's
+        metrics stream, one line per iteration with ``step`` = the iteration number + 1,
+        i.e. the checkpoint it produced) and ``metrics.json`` (the same list)."""
+        lines = [
+            json.dumps({"step": int(m.get("iteration", i)) + 1, **m}, default=str) + "\n"
+            for i, m in enumerate(metrics)
+        ]
+        self.write_text(run_id, METRICS_FILE, "".join(lines))
+        self.write_json(run_id, LEGACY_METRICS_FILE, metrics)
 
     def load_metrics(self, run_id: str) -> list[dict[str, Any]]:
         """Stats of the finished iterations, in order."""
-        return list(self.read_json(run_id, "metrics.json", default=[]) or [])
+        return list(self.read_json(run_id, LEGACY_METRICS_FILE, default=[]) or [])
 
 
 BaseStore = LocalStore

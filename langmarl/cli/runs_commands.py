@@ -1,0 +1,137 @@
+"""`langmarl runs [show RUN]`: the runs of every space, and one run in detail."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from langmarl.cli.common import console
+
+if TYPE_CHECKING:
+    from langmarl.store.catalog import RunSummary
+
+DEFAULT_DIRS = (Path("experiments"), Path("runs"))
+"""Searched when no ``--dir`` is given: where language runs and every other space's runs
+land by default."""
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``runs`` command group to ``app``."""
+    group = typer.Typer(
+        help="List runs of every kind (language, PARL, MAGRPO/IAC/MAAC, Prompt2Policy).",
+        invoke_without_command=True,
+    )
+    group.callback()(list_runs)
+    group.command("show")(show)
+    app.add_typer(group, name="runs")
+
+
+def list_runs(
+    ctx: typer.Context,
+    directory: list[Path] = typer.Option(
+        None, "--dir", help="Directory to search (repeatable; default: experiments/ and runs/)."
+    ),
+    kind: str | None = typer.Option(None, "--kind", help="Only runs of this kind."),
+    status: str | None = typer.Option(None, "--status", help="Only runs with this status."),
+) -> None:
+    """List the runs under the directories with kind, status, progress and score."""
+    from rich.table import Table
+
+    from langmarl.core.errors import ConfigError
+    from langmarl.core.validation import did_you_mean
+    from langmarl.store.catalog import LISTED_STATUSES, find_runs
+    from langmarl.store.run import RUN_KINDS
+
+    if ctx.invoked_subcommand is not None:
+        return
+    for value, known, what in ((kind, RUN_KINDS, "kind"), (status, LISTED_STATUSES, "status")):
+        if value is not None and value not in known:
+            hint = did_you_mean(value, known)
+            raise ConfigError(f"unknown {what} {value!r}.{hint} Choose from {', '.join(known)}")
+    roots = list(directory or DEFAULT_DIRS)
+    found = [run for root in roots for run in find_runs(root, kind=kind, status=status)]
+    if not found:
+        console.print(f"No runs in {', '.join(str(r) for r in roots)}.")
+        return
+    table = Table()
+    for column in ("run", "kind", "status", "progress", "score", "updated", "path"):
+        table.add_column(column, no_wrap=column in ("run", "kind", "status"))
+    for run in found:
+        table.add_row(
+            run.run_id,
+            run.kind,
+            run.status + (" (old layout)" if run.layout == "old" else ""),
+            run.progress,
+            "" if run.score is None else f"{run.score:.3f}",
+            time.strftime("%Y-%m-%d %H:%M", time.localtime(run.updated_at)),
+            str(run.path),
+        )
+    console.print(table)
+
+
+def show(
+    run: str = typer.Argument(..., help="A run directory, or a run id under --dir."),
+    directory: Path | None = typer.Option(None, "--dir", help="Where to look up a run id."),
+) -> None:
+    """One run in detail: status, progress and what its kind has to show."""
+    from langmarl.plots.api import resolve_run
+    from langmarl.store.catalog import describe
+
+    summary = describe(resolve_run(run, directory))
+    console.print(f"[bold]{summary.run_id}[/] ({summary.kind}) at {summary.path}", highlight=False)
+    console.print(f"status: {summary.status}" + (f" — {summary.error}" if summary.error else ""))
+    if summary.layout == "old":
+        console.print("layout: old (written before the run contract; read as such)")
+    console.print(f"progress: {summary.progress}")
+    if summary.score is not None:
+        console.print(f"score: {summary.score:.3f}")
+    SHOWN.get(summary.kind, _show_steps)(summary)
+
+
+def _show_language(summary: RunSummary) -> None:
+    details = summary.details
+    for agent_id, text in details.get("policies", {}).items():
+        console.print(f"\n[bold]{agent_id}[/] (checkpoint {details['diff_to']}):")
+        console.print(text, markup=False, highlight=False)
+        diff = details["diffs"].get(agent_id, "")
+        label = f"diff against checkpoint {details['diff_from']}"
+        console.print(f"{label}:\n{diff}" if diff else f"{label}: unchanged", markup=False)
+
+
+def _show_steps(summary: RunSummary) -> None:
+    details = summary.details
+    console.print(f"checkpoints: {', '.join(details.get('checkpoints') or []) or 'none'}")
+    last = details.get("last_metrics")
+    if last:
+        shown = ", ".join(f"{k}={_cell(v)}" for k, v in last.items())
+        console.print(f"last metrics: {shown}", markup=False, soft_wrap=True)
+    heldout = details.get("heldout")
+    if heldout:
+        before, after = heldout.get("before") or {}, heldout.get("after") or {}
+        console.print(
+            f"held-out: {_cell(before.get('mean'))} → {_cell(after.get('mean'))} "
+            f"(n={before.get('n')})"
+        )
+
+
+def _show_session(summary: RunSummary) -> None:
+    details = summary.details
+    best = details.get("best_iteration")
+    console.print(f"outcome: {details.get('outcome')}, best iteration {best}")
+    for it in details.get("iterations", []):
+        console.print(
+            f"  iteration {it['iteration']}: intent score {_cell(it['intent_score'])}, "
+            f"mean return {_cell(it['mean_return'])}, reward {it['reward_origin']}"
+            + (f", error {it['error']}" if it.get("error") else ""),
+            markup=False,
+        )
+
+
+SHOWN = {"language": _show_language, "parl_language": _show_language, "p2p_session": _show_session}
+
+
+def _cell(value: object) -> str:
+    return f"{value:.3f}" if isinstance(value, float) else str(value)

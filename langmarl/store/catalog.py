@@ -1,0 +1,268 @@
+"""Find runs of every kind under a directory and summarise them (``langmarl runs``).
+
+::
+
+    find_runs(root)  = every directory under root (depth <= 3) that open_run recognises;
+                       a run's own sub-directories are not searched
+    open_run(dir)    = RunSummary: run.json of the run contract, else an older layout read
+                       as such (layout "old"), else None
+    describe(dir)    = RunSummary + what the kind has to show (prompts and their diffs,
+                       held-out before/after, iterations and scores)
+
+Older layouts (before the run contract) are still listed and shown: a ``run.json`` without
+``schema_version`` (language runs), ``run_config.json``/``config.json`` naming the
+algorithm (MAGRPO, IAC, MAAC), ``parl_curves.json`` (PARL GRPO) and ``status.json`` +
+``metadata.json`` (Prompt2Policy sessions). Their status is what they recorded, or
+``unknown`` where they recorded none. Only plain JSON is read here: the store does not import
+the spaces that wrote the runs.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from langmarl.core.errors import ConfigError, LangmarlError
+from langmarl.core.files import read_jsonl
+from langmarl.store.run import METRICS_FILE, RUN_FILE, RUN_STATUSES, RunDir
+
+P2P_STATUS: dict[str, str] = {
+    "pending": "running",
+    "running": "running",
+    "passed": "completed",
+    "max_iterations": "completed",
+    "invalid_code": "failed",
+    "error": "failed",
+    "cancelled": "stopped",
+}
+"""A Prompt2Policy session's status → the run status (the session's own is kept as
+``outcome``)."""
+LISTED_STATUSES = (*RUN_STATUSES, "unknown", "unreadable")
+"""What a listed run's status can be: ``unknown`` for an older layout that recorded none,
+``unreadable`` for a corrupt ``run.json``."""
+SESSION_COLUMNS = ("iteration", "intent_score", "mean_return", "reward_origin", "error")
+WEIGHT_ALGORITHMS = ("magrpo", "iac", "maac")
+MAX_DEPTH = 3
+"""``runs/<id>``, ``experiments/<id>``, ``experiments/<group>/<id>``, one level more."""
+
+
+@dataclass
+class RunSummary:
+    """One line of ``langmarl runs``."""
+
+    path: Path
+    run_id: str
+    kind: str
+    status: str
+    error: str | None = None
+    updated_at: float = 0.0
+    progress: str = ""
+    """``3/4 iterations``, ``12/20 steps``, ``2 iterations``."""
+    score: float | None = None
+    """Last reward (language: best), intent score (p2p: best)."""
+    layout: str = "current"
+    """``current`` (the run contract) or ``old`` (a layout before it, read as such)."""
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "path": str(self.path)}
+
+
+def _json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _metrics(run: Path) -> list[dict[str, Any]]:
+    try:
+        rows = read_jsonl(run / METRICS_FILE)
+    except LangmarlError:
+        return []
+    if not rows and isinstance(_json(run / "metrics.json"), list):
+        rows = _json(run / "metrics.json")
+    return [r for r in rows if isinstance(r, dict)]
+
+
+def _score(kind: str, metrics: list[dict[str, Any]]) -> float | None:
+    key = {"parl_grpo": "total_reward"}.get(kind, "reward_mean")
+    return _number(metrics[-1].get(key)) if metrics else None
+
+
+def _steps(info: dict[str, Any], metrics: list[dict[str, Any]]) -> str:
+    done = int(metrics[-1].get("step", len(metrics))) if metrics else 0
+    target = info.get("total_steps")
+    return f"{done}/{target} steps" if target else f"{done} steps"
+
+
+def _from_record(run: Path, info: dict[str, Any]) -> RunSummary:
+    kind = info.get("kind") or (
+        "parl_language" if (run / "parl_curves.json").is_file() else "language"
+    )
+    summary = RunSummary(
+        path=run, run_id=run.name, kind=str(kind), status=str(info.get("status", "unknown")),
+        error=info.get("error"), updated_at=float(info.get("updated_at") or 0.0),
+        layout="current" if info.get("schema_version") else "old",
+    )  # fmt: skip
+    if kind in ("language", "parl_language"):
+        done, target = info.get("completed_iterations", 0), info.get("target_iterations")
+        summary.progress = f"{done}/{target} iterations" if target else f"{done} iterations"
+        summary.score = _number(info.get("best_reward"))
+    elif kind == "p2p_session":
+        summary.progress = f"{info.get('iterations', 0)} iterations"
+        summary.score = _number(info.get("best_score"))
+    else:
+        metrics = _metrics(run)
+        summary.progress, summary.score = _steps(info, metrics), _score(str(kind), metrics)
+    return summary
+
+
+def _old_weight_run(run: Path) -> RunSummary | None:
+    config = _json(run / "run_config.json") or _json(run / "config.json") or {}
+    algorithm = config.get("algorithm") if isinstance(config, dict) else None
+    if algorithm not in WEIGHT_ALGORITHMS:
+        return None
+    heldout = _json(run / "heldout.json") or {}
+    status = "completed" if isinstance(heldout, dict) and heldout.get("after") else "unknown"
+    metrics = _metrics(run)
+    return RunSummary(
+        path=run, run_id=run.name, kind=algorithm, status=status, layout="old",
+        updated_at=run.stat().st_mtime, progress=_steps({}, metrics),
+        score=_score(algorithm, metrics),
+    )  # fmt: skip
+
+
+def _old_parl_grpo(run: Path) -> RunSummary | None:
+    if not (run / "parl_curves.json").is_file():
+        return None
+    metrics = _metrics(run)
+    done = len(metrics)
+    return RunSummary(
+        path=run, run_id=run.name, kind="parl_grpo", status="unknown", layout="old",
+        updated_at=run.stat().st_mtime, progress=f"{done} steps",
+        score=_score("parl_grpo", metrics),
+    )  # fmt: skip
+
+
+def _old_session(run: Path) -> RunSummary | None:
+    status = _json(run / "status.json")
+    if not isinstance(status, dict) or not (
+        (run / "metadata.json").is_file() or (run / "loop_history.json").is_file()
+    ):
+        return None
+    history = _json(run / "loop_history.json") or {}
+    outcome = str(status.get("status", "unknown"))
+    return RunSummary(
+        path=run, run_id=run.name, kind="p2p_session", status=P2P_STATUS.get(outcome, "unknown"),
+        error=status.get("error"), updated_at=float(status.get("updated_at") or 0.0),
+        layout="old", progress=f"{len(history.get('iterations', []))} iterations",
+        score=_number(history.get("best_score")), details={"outcome": outcome},
+    )  # fmt: skip
+
+
+def open_run(path: str | Path) -> RunSummary | None:
+    """The summary of the run in ``path``; ``None`` if it is not a run.
+
+    Raises:
+        RunFileError: if its ``run.json`` is corrupt or from a newer langmarl.
+    """
+    run = Path(path)
+    if not run.is_dir():
+        return None
+    if (run / RUN_FILE).is_file():
+        return _from_record(run, RunDir(run).record().model_dump())
+    for reader in (_old_weight_run, _old_parl_grpo, _old_session):
+        found = reader(run)
+        if found is not None:
+            return found
+    return None
+
+
+def find_runs(
+    root: str | Path, kind: str | None = None, status: str | None = None
+) -> list[RunSummary]:
+    """Every run under ``root`` (``root`` itself included), newest first; a run whose
+    ``run.json`` cannot be read is listed with status ``unreadable`` and the reason."""
+    found: list[RunSummary] = []
+
+    def visit(folder: Path, depth: int) -> None:
+        try:
+            summary = open_run(folder)
+        except LangmarlError as exc:
+            summary = RunSummary(folder, folder.name, "?", "unreadable", error=str(exc))
+        if summary is not None:
+            found.append(summary)
+            return
+        if depth < MAX_DEPTH:
+            for child in sorted(p for p in folder.iterdir() if p.is_dir()):
+                if not child.name.startswith("."):
+                    visit(child, depth + 1)
+
+    if Path(root).is_dir():
+        visit(Path(root), 0)
+    runs = [r for r in found if (kind is None or r.kind == kind) and (status in (None, r.status))]
+    return sorted(runs, key=lambda r: r.updated_at, reverse=True)
+
+
+def describe(path: str | Path) -> RunSummary:
+    """:func:`open_run` plus the kind's details: ``policies`` and ``diffs`` against the
+    first checkpoint (language), ``last_metrics``, ``checkpoints`` and ``heldout`` (weight
+    space, PARL GRPO), ``iterations`` with their scores (Prompt2Policy).
+
+    Raises:
+        ConfigError: if ``path`` holds no run.
+    """
+    summary = open_run(path)
+    if summary is None:
+        raise ConfigError(
+            f"{path} holds no run (no {RUN_FILE}, nor an older run layout): pass a run "
+            "directory as `langmarl runs` lists it"
+        )
+    run = summary.path
+    details = summary.details
+    if summary.kind in ("language", "parl_language"):
+        details.update(_language_details(run))
+    elif summary.kind == "p2p_session":
+        history = _json(run / "loop_history.json") or {}
+        details["iterations"] = [
+            {k: it.get(k) for k in SESSION_COLUMNS} for it in history.get("iterations", [])
+        ]
+        details["best_iteration"] = history.get("best_iteration")
+        details.setdefault("outcome", history.get("status"))
+    else:
+        metrics = _metrics(run)
+        details["last_metrics"] = metrics[-1] if metrics else None
+        details["checkpoints"] = sorted(p.name for p in (run / "checkpoints").glob("step-*"))
+        heldout = _json(run / "heldout.json")
+        if isinstance(heldout, dict):
+            details["heldout"] = {
+                part: (heldout.get(part) or {}).get("interval") for part in ("before", "after")
+            }
+    return summary
+
+
+def _language_details(run: Path) -> dict[str, Any]:
+    from langmarl.store.checkpoint import PolicyCheckpoint
+    from langmarl.store.local import LocalStore
+
+    info = _json(run / RUN_FILE) or {}
+    agent_ids = list(info.get("agent_ids") or [])
+    checkpoint = PolicyCheckpoint(LocalStore(run.parent), run.name, len(agent_ids), agent_ids)
+    iterations = checkpoint.iterations()
+    if not iterations:
+        return {"policies": {}, "diffs": {}, "iterations": []}
+    first, last = iterations[0], iterations[-1]
+    return {
+        "iterations": iterations,
+        "policies": checkpoint.get_policies(last),
+        "diffs": checkpoint.diff_policies(first, last),
+        "diff_from": first,
+        "diff_to": last,
+    }

@@ -1,0 +1,327 @@
+"""The run contract: what one run directory holds, whichever space trained it.
+
+Every space (language, PARL in language and weight space, MAGRPO/IAC/MAAC, Prompt2Policy
+sessions) writes the same core files::
+
+    <run dir>/
+      run.json            the RunRecord: schema_version, kind, status (running, completed,
+                          failed, stopped) with its error, config (secrets scrubbed),
+                          created_at/updated_at, code version (langmarl + git commit),
+                          pid (+ its start time, for liveness), attempts; per kind extras
+      metrics.jsonl       ONE metrics stream: a line per step (or iteration) {"step": N, ...}
+      logs/events.jsonl   ONE events stream: {"time": t, "event": name, ...}
+      .lock               RunLock: one process per run
+      ...                 checkpoints and artifacts of the kind (policies/, checkpoints/,
+                          heldout.json, reward_fn.py, videos, curves.png)
+
+Decisions:
+
+* Every file is written atomically (temp file + rename; JSONL lines appended and fsynced)
+  and passes the run's :class:`Redactor` first.
+* A ``running`` status whose process is gone (SIGKILL, a crash) reads as ``failed``, with an
+  error saying how to resume; ``run.json`` on disk is left as it was.
+* Resuming at step ``k`` drops the metrics lines after ``k`` (:meth:`RunDir.rewind`): they
+  came from steps whose checkpoint was never written and are trained again, so no step is
+  counted twice.
+* ``run.json`` written before this contract (no ``schema_version``) is read as schema 0 (a
+  language run: only ``LocalStore`` wrote one); a newer schema than this code knows is
+  refused with a message saying to upgrade.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from langmarl.core.errors import ConfigError, RunFileError
+from langmarl.core.files import append_jsonl, atomic_write_text, load_json_file, read_jsonl
+from langmarl.core.secrets import Redactor, environment_secrets
+from langmarl.store.lock import RunLock
+
+SCHEMA_VERSION = 1
+"""Version of the layout above; bumped when a reader of the old one would misread it."""
+RUN_FILE = "run.json"
+METRICS_FILE = "metrics.jsonl"
+EVENTS_FILE = "logs/events.jsonl"
+
+RunKind = Literal["language", "parl_language", "magrpo", "iac", "maac", "parl_grpo", "p2p_session"]
+RunStatus = Literal["running", "completed", "failed", "stopped"]
+RUN_KINDS: tuple[str, ...] = get_args(RunKind)
+RUN_STATUSES: tuple[str, ...] = get_args(RunStatus)
+
+
+class RunRecord(BaseModel):
+    """What ``run.json`` holds (kinds add their own fields, kept as extras)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    schema_version: int = 0
+    """Layout version (0: written before the run contract)."""
+    run_id: str
+    """The run directory's name."""
+    kind: RunKind
+    """Which trainer wrote the run."""
+    status: RunStatus = "running"
+    """As recorded; see :meth:`RunDir.record` for the status made true."""
+    error: str | None = None
+    """Why the run failed or stopped."""
+    config: dict[str, Any] = Field(default_factory=dict)
+    """The run's config, secrets scrubbed (language runs keep theirs in ``config.json``)."""
+    created_at: float = 0.0
+    updated_at: float = 0.0
+    code: dict[str, str | None] = Field(default_factory=dict)
+    """``{"langmarl": version, "git_commit": sha or None}`` of the newest attempt."""
+    pid: int | None = None
+    """The process training the run (newest attempt)."""
+    pid_started: str | None = None
+    """That process's start time (``/proc``), so a recycled pid is not taken for the run."""
+    attempts: int = 0
+    """How many times the run was started (1 + resumes)."""
+
+
+@functools.cache
+def code_version() -> dict[str, str | None]:
+    """The langmarl version and, in a git checkout, its commit (``None`` otherwise)."""
+    from langmarl import __version__
+
+    commit = None
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        done = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=Path(__file__).resolve().parent,
+            capture_output=True,
+            text=True,
+            timeout=5,
+        )
+        commit = done.stdout.strip() if done.returncode == 0 else None
+    return {"langmarl": __version__, "git_commit": commit or None}
+
+
+def process_start(pid: int) -> str | None:
+    """The start time of process ``pid`` (Linux ``/proc``), to tell a live run from a
+    recycled pid; ``None`` where unavailable."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat.rsplit(")", 1)[1].split()[19]
+
+
+def process_alive(pid: int, started: str | None) -> bool:
+    """Whether process ``pid`` still runs (and is the one that started at ``started``)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return started is None or process_start(pid) == started
+
+
+def true_status(info: dict[str, Any], resume_hint: str) -> dict[str, Any]:
+    """``info`` (a ``run.json`` mapping) with a dead ``running`` run made ``failed``."""
+    pid = info.get("pid")
+    if (
+        info.get("status") == "running"
+        and pid
+        and not process_alive(int(pid), info.get("pid_started"))
+    ):
+        info = dict(info, status="failed")
+        info["error"] = info.get("error") or (
+            f"process {pid} ended without finishing the run; {resume_hint}"
+        )
+    return info
+
+
+def check_schema(path: Path, info: Any) -> dict[str, Any]:
+    """``info`` if it is a ``run.json`` this code can read.
+
+    Raises:
+        RunFileError: if it is not a JSON object, or written by a newer langmarl.
+    """
+    if not isinstance(info, dict):
+        raise RunFileError(path, "not a JSON object", "Restore or delete it.")
+    version = info.get("schema_version", 0)
+    if not isinstance(version, int) or version > SCHEMA_VERSION:
+        raise RunFileError(
+            path,
+            f"schema_version {version!r} is newer than this langmarl reads ({SCHEMA_VERSION})",
+            "Upgrade langmarl (pip install -U langmarl) to read this run.",
+        )
+    return info
+
+
+class RunDir:
+    """One run directory under the run contract.
+
+    Args:
+        path: The run directory (created on :meth:`start`).
+        redact: Scrubs secrets from everything written (default: the environment's secrets).
+        resume_hint: What the error of a killed run tells the user to do.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        redact: Redactor | None = None,
+        resume_hint: str = "run the same command with --resume latest to continue it",
+    ) -> None:
+        self.path = Path(path)
+        self.redact = redact if redact is not None else Redactor(environment_secrets())
+        self.resume_hint = resume_hint
+
+    def __repr__(self) -> str:
+        return f"RunDir({str(self.path)!r})"
+
+    @property
+    def run_id(self) -> str:
+        return self.path.resolve().name
+
+    def file(self, relpath: str) -> Path:
+        return self.path / relpath
+
+    def exists(self) -> bool:
+        """Whether the directory holds a ``run.json``."""
+        return self.file(RUN_FILE).is_file()
+
+    def lock(self) -> RunLock:
+        """The run's lock (not yet taken)."""
+        return RunLock(self.path)
+
+    # -- writing ----------------------------------------------------------------------------
+    def write_text(self, relpath: str, text: str) -> Path:
+        """Write ``text`` to ``relpath`` atomically, secrets scrubbed."""
+        path = self.file(relpath)
+        atomic_write_text(path, self.redact(text))
+        return path
+
+    def write_json(self, relpath: str, data: Any) -> Path:
+        """Write ``data`` as indented JSON to ``relpath`` atomically, secrets scrubbed."""
+        path = self.file(relpath)
+        atomic_write_text(path, self.redact.dumps(data))
+        return path
+
+    def append(self, relpath: str, record: dict[str, Any]) -> None:
+        """Append one JSON line (secrets scrubbed, fsynced)."""
+        import json
+
+        clean = json.loads(self.redact(json.dumps(record, ensure_ascii=False, default=str)))
+        append_jsonl(self.file(relpath), clean)
+
+    # -- run.json ---------------------------------------------------------------------------
+    def read(self) -> dict[str, Any] | None:
+        """``run.json`` as written (``None`` if absent).
+
+        Raises:
+            RunFileError: if it is corrupt or from a newer langmarl.
+        """
+        path = self.file(RUN_FILE)
+        if not path.is_file():
+            return None
+        fix = f"Delete {RUN_FILE}: it is written again when the run resumes."
+        return check_schema(path, load_json_file(path, fix))
+
+    def record(self) -> RunRecord:
+        """``run.json`` with its status made true (a dead ``running`` run is ``failed``).
+
+        Raises:
+            ConfigError: if the directory holds no run.
+        """
+        info = self.read()
+        if info is None:
+            raise ConfigError(f"{self.path} holds no {RUN_FILE}: it is not a langmarl run")
+        if "kind" not in info:  # schema 0: only language runs (LocalStore) wrote run.json
+            parl = self.file("parl_curves.json").is_file()
+            info["kind"] = "parl_language" if parl else "language"
+        info.setdefault("run_id", self.run_id)
+        return RunRecord.model_validate(true_status(info, self.resume_hint))
+
+    def start(self, kind: RunKind, config: dict[str, Any] | None = None, **fields: Any) -> dict:
+        """Create or resume the run: status ``running``, this process as its owner, the code
+        version of this attempt (temp files a killed writer left are removed first)."""
+        for leftover in self.path.rglob(".*.tmp") if self.path.is_dir() else []:
+            leftover.unlink(missing_ok=True)
+        now = time.time()
+        info = self.read() or {}
+        info.setdefault("run_id", self.run_id)
+        info.setdefault("created_at", now)
+        if config is not None:
+            info["config"] = config
+        pid = os.getpid()
+        info.update(fields)
+        info.update(
+            schema_version=SCHEMA_VERSION, kind=kind, status="running", error=None,
+            pid=pid, pid_started=process_start(pid), code=code_version(), updated_at=now,
+            attempts=int(info.get("attempts", 0)) + 1,
+        )  # fmt: skip
+        self.write_json(RUN_FILE, info)
+        self.event("run_start", attempt=info["attempts"], kind=kind)
+        return info
+
+    def update(self, **fields: Any) -> dict[str, Any]:
+        """Merge ``fields`` into ``run.json``."""
+        info = self.read() or {"run_id": self.run_id}
+        info.update(fields, updated_at=time.time())
+        self.write_json(RUN_FILE, info)
+        return info
+
+    def finish(self, status: RunStatus, error: str | None = None) -> None:
+        """Record the run's final status (and an event saying so)."""
+        self.update(status=status, error=error)
+        self.event("run_end", status=status, error=error)
+
+    @contextlib.contextmanager
+    def tracking(self) -> Iterator[None]:
+        """Record the outcome of the block: ``completed``; ``stopped`` on Ctrl-C (the
+        interrupt propagates); ``failed`` with the error on any other exception."""
+        try:
+            yield
+        except KeyboardInterrupt:
+            self.finish("stopped", "interrupted")
+            raise
+        except BaseException as exc:
+            self.finish("failed", f"{type(exc).__name__}: {exc}")
+            raise
+        self.finish("completed")
+
+    # -- streams ----------------------------------------------------------------------------
+    def log_metrics(self, step: int, **series: Any) -> None:
+        """Append ``{"step": step, **series}`` to ``metrics.jsonl``."""
+        self.append(METRICS_FILE, {"step": step, **series})
+
+    def metrics(self) -> list[dict[str, Any]]:
+        """Every metrics line, in order (a torn last line skipped)."""
+        return [m for m in read_jsonl(self.file(METRICS_FILE)) if isinstance(m, dict)]
+
+    def event(self, name: str, **fields: Any) -> None:
+        """Append ``{"time": now, "event": name, **fields}`` to ``logs/events.jsonl``."""
+        self.append(EVENTS_FILE, {"time": time.time(), "event": name, **fields})
+
+    def events(self) -> list[dict[str, Any]]:
+        return [e for e in read_jsonl(self.file(EVENTS_FILE)) if isinstance(e, dict)]
+
+    def rewind(self, step: int, relpath: str = METRICS_FILE) -> int:
+        """Drop the lines of ``relpath`` whose ``step`` is after ``step`` (the run resumes
+        from the checkpoint of ``step``); returns how many were dropped."""
+        path = self.file(relpath)
+        rows = read_jsonl(path)
+        kept = [r for r in rows if not (isinstance(r, dict) and int(r.get("step", 0)) > step)]
+        if len(kept) != len(rows) or (path.is_file() and not _ends_clean(path)):
+            import json
+
+            text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in kept)
+            atomic_write_text(path, text)
+        return len(rows) - len(kept)
+
+
+def _ends_clean(path: Path) -> bool:
+    data = path.read_bytes()
+    return not data or data.endswith(b"\n")
