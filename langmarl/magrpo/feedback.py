@@ -8,20 +8,24 @@ with that branch's histories. Modes:
 - ``plain``: the task, the agent's earlier answers, and a request to revise.
 - ``level_feedback``: static AST checks of every agent's code, then the task's tests run on
   the combined code in the sandbox subprocess (``sandbox_slice`` picks which tests).
-- ``expert_edits``: an LLM (through :mod:`langmarl.llm`; the embedded model by default)
-  proposes edits to the combined code.
+- ``expert_edits``: an LLM (through :mod:`langmarl.llm`; the embedded model by default, any
+  preset or LLM config file with ``model=``, a run file's ``external.expert_model``) proposes
+  edits to the combined code.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from langmarl.core.errors import ConfigError
 from langmarl.core.validation import did_you_mean
 from langmarl.magrpo import prompts
 from langmarl.magrpo.codecheck import extract_code, run_tests, select_tests, static_check
 from langmarl.magrpo.rollout import ExternalTransition
+
+if TYPE_CHECKING:
+    from langmarl.llm.config import LLMConfig
 
 FeedbackMode = Literal["plain", "level_feedback", "expert_edits"]
 TestsLookup = Mapping[str, Sequence[str]] | Callable[[str], Sequence[str]]
@@ -101,18 +105,38 @@ def level_feedback(tests: TestsLookup, sandbox_slice: int | str | None = 1) -> E
     return transition
 
 
-def expert_edits(expert: Any | None = None, max_tokens: int = 128) -> ExternalTransition:
+def expert_llm_config(model: str | None) -> LLMConfig:
+    """The expert's LLM config: a preset name or an LLM config file (``None``: the embedded
+    model, preset ``local``).
+
+    Raises:
+        ConfigError: for an unknown preset (with the closest name) or a missing file.
+    """
+    from langmarl.llm.presets import get_llm_config
+
+    return get_llm_config(model or "local")
+
+
+def expert_edits(
+    expert: Any | None = None, max_tokens: int = 128, model: str | None = None
+) -> ExternalTransition:
     """An LLM reviewer proposes edits to the team's code.
 
     Args:
-        expert: An :class:`~langmarl.llm.LLMClient` (default: the embedded model).
+        expert: An :class:`~langmarl.llm.LLMClient` (default: one built from ``model``).
         max_tokens: Budget of the expert's answer.
+        model: The expert LLM when ``expert`` is not given: a preset name or an LLM config
+            file (``None``: the embedded model).
+
+    Raises:
+        ConfigError: for an unknown ``model``, or both ``expert`` and ``model``.
     """
+    if expert is not None and model is not None:
+        raise ConfigError(f"expert_edits got both expert= and model={model!r}: give one, not both")
     if expert is None:
         from langmarl.llm.client import LLMClient
-        from langmarl.llm.config import LLMConfig
 
-        expert = LLMClient(LLMConfig.from_preset("local"), role="expert")
+        expert = LLMClient(expert_llm_config(model), role="expert")
 
     def transition(
         prompt: str,

@@ -11,12 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from langmarl.core.errors import ConfigError
 from langmarl.core.validation import config_error
 from langmarl.magrpo.config import ActorCriticConfig, MAGRPOConfig, TrainerConfig
-from langmarl.magrpo.feedback import FeedbackMode
+from langmarl.magrpo.feedback import FeedbackMode, expert_llm_config
 
 Algorithm = Literal["magrpo", "iac", "maac"]
 TRAINER_CONFIGS: dict[str, type[TrainerConfig]] = {
@@ -51,7 +51,26 @@ class ExternalSpec(BaseModel):
     sandbox_slice: int | str | None = 1
     """level_feedback: tests to run (0/None/'all': every test, k: first k, -k: last k)."""
     expert_max_tokens: int = Field(default=128, ge=1)
-    """expert_edits: answer budget of the expert (the embedded model)."""
+    """expert_edits: answer budget of the expert."""
+    expert_model: str | None = None
+    """expert_edits: the expert LLM, a preset name ('gpt-4o-mini', see `langmarl llm list`) or
+    an LLM config file (None: the embedded model)."""
+
+    @field_validator("expert_model")
+    @classmethod
+    def _known_expert_model(cls, value: str | None) -> str | None:
+        if value is not None:
+            expert_llm_config(value)  # unknown preset or missing file: did-you-mean error
+        return value
+
+    @model_validator(mode="after")
+    def _expert_model_needs_expert_edits(self) -> ExternalSpec:
+        if self.expert_model is not None and self.mode != "expert_edits":
+            raise ConfigError(
+                f"expert_model={self.expert_model!r} is only used by mode 'expert_edits', but "
+                f"mode is {self.mode!r}: set mode to 'expert_edits' or drop expert_model"
+            )
+        return self
 
 
 class RunConfig(BaseModel):
@@ -168,7 +187,10 @@ def build_trainer(config: RunConfig) -> Any:
             options = {"tests": task.feedback_options.get("tests", {})}
             options["sandbox_slice"] = config.external.sandbox_slice
         elif config.external.mode == "expert_edits":
-            options = {"max_tokens": config.external.expert_max_tokens}
+            options = {
+                "max_tokens": config.external.expert_max_tokens,
+                "model": config.external.expert_model,
+            }
         external = make_external(config.external.mode, **options)
     trainer_cls = {"magrpo": MAGRPOTrainer, "iac": IACTrainer, "maac": MAACTrainer}
     return trainer_cls[config.algorithm](

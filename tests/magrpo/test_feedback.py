@@ -50,3 +50,41 @@ def test_unknown_mode_and_missing_tests():
         make_external("plane")
     with pytest.raises(ConfigError, match="needs tests="):
         make_external("level_feedback")
+
+
+def _run_file(tmp_path, external):
+    import json
+
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({"task": {"name": "coding"}, "external": external}))
+    return path
+
+
+def test_a_run_file_sets_the_expert_model(tmp_path, monkeypatch):
+    from langmarl.llm import client
+    from langmarl.magrpo.run import load_run_config
+
+    config = load_run_config(
+        _run_file(tmp_path, {"mode": "expert_edits", "expert_model": "gpt-4o-mini"})
+    )
+    assert config.external.expert_model == "gpt-4o-mini"
+    built = []
+    monkeypatch.setattr(
+        client, "LLMClient", lambda llm, role: built.append((llm, role)) or ScriptedLLM(["e"])
+    )
+    transition = make_external("expert_edits", model=config.external.expert_model)
+    assert built[0][0].model_string == "gpt-4o-mini" and built[0][1] == "expert"
+    assert "e" in transition(PROMPT, ["x", "y"], 2)[0]
+    make_external("expert_edits")  # no model: the embedded one
+    assert built[1][0].provider == "local"
+
+
+def test_the_expert_model_is_validated_when_the_run_file_loads(tmp_path):
+    from langmarl.magrpo.run import load_run_config
+
+    with pytest.raises(ConfigError, match="Did you mean 'gpt-4o-mini'"):
+        load_run_config(_run_file(tmp_path, {"mode": "expert_edits", "expert_model": "gpt-4o-mni"}))
+    with pytest.raises(ConfigError, match="only used by mode 'expert_edits'"):
+        load_run_config(_run_file(tmp_path, {"mode": "plain", "expert_model": "gpt-4o-mini"}))
+    with pytest.raises(ConfigError, match="not both"):
+        make_external("expert_edits", expert=ScriptedLLM(["e"]), model="local")
