@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from langmarl.core.errors import ConfigError, MissingAPIKeyError
-from langmarl.core.validation import config_error
+from langmarl.core.mappings import read_mapping
+from langmarl.core.validation import config_error, did_you_mean
+from langmarl.llm.preset_table import PRESETS
 
 LOCAL_ENDPOINT = "local"
 
@@ -94,10 +97,18 @@ class LLMConfig(BaseModel):
 
     @classmethod
     def from_preset(cls, name: str) -> LLMConfig:
-        """Create a config from a predefined model name (see ``list_available_models``)."""
-        from langmarl.llm.presets import preset_config
+        """Create a config from a predefined model name (see ``list_available_models``).
 
-        return preset_config(name)
+        Raises:
+            ConfigError: for an unknown name, with the closest preset and the full list.
+        """
+        preset = PRESETS.get(name)
+        if preset is None:
+            raise ConfigError(
+                f"Unknown LLM preset {name!r}.{did_you_mean(name, PRESETS)} "
+                f"Available: {', '.join(PRESETS)}; or give a path to an LLM config file."
+            )
+        return cls(name=name, **preset.fields)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LLMConfig:
@@ -135,11 +146,27 @@ def coerce_llm(value: Any) -> LLMConfig | None:
     if value is None or isinstance(value, LLMConfig):
         return value
     if isinstance(value, str):
-        from langmarl.llm.presets import get_llm_config
-
-        return get_llm_config(value)
+        return load_llm_config(value)
     if isinstance(value, dict):
         return LLMConfig.from_dict(value)
     raise ConfigError(
         f"An LLM must be a preset name, a config file path or a dict; got {type(value).__name__}"
     )
+
+
+def load_llm_config(name_or_path: str) -> LLMConfig:
+    """An LLM config by preset name or from a JSON/YAML file (``get_llm_config``).
+
+    Raises:
+        ConfigError: (a ``ValueError``) if the name is not a preset and no such file exists.
+    """
+    if name_or_path in PRESETS:
+        return LLMConfig.from_preset(name_or_path)
+    path = Path(name_or_path)
+    if path.suffix in {".json", ".yaml", ".yml"} or path.exists():
+        if not path.is_file():
+            raise ConfigError(f"LLM config file {str(path)!r} does not exist.")
+        data = read_mapping(path)
+        data.setdefault("name", path.stem)
+        return LLMConfig.from_dict(data)
+    return LLMConfig.from_preset(name_or_path)
