@@ -14,7 +14,9 @@ from pydantic import (
     model_validator,
 )
 
+from langmarl.config.overrides import apply_overrides
 from langmarl.core.errors import ConfigError
+from langmarl.core.mappings import read_mapping
 from langmarl.core.validation import config_error
 from langmarl.llm.config import LLMConfig, coerce_llm
 
@@ -69,8 +71,15 @@ class BaseConfig(BaseModel):
     """Directory where runs are stored."""
     checkpoint_dir: str = "./ckpt_policy"
     """Directory for policy checkpoints."""
+    episode_generation_workers: int = Field(default=8, ge=1, le=1024)
+    """Concurrent episodes: trajectory generation, candidate validation and held-out
+    evaluation."""
     max_workers: int = Field(default=5, ge=1, le=1024)
-    """Maximum concurrent episodes during trajectory generation."""
+    """Concurrent critic evaluations in the evaluate phase (each episode's gradients start
+    when its evaluation is back, bounded by ``optimizer_workers``)."""
+    optimizer_workers: int = Field(default=1, ge=1, le=1024)
+    """Concurrent optimizer calls: gradients, gradient aggregations and candidate policy
+    updates."""
     log_level: LogLevel = "INFO"
     """Logging level."""
     seed: int | None = None
@@ -145,8 +154,6 @@ class BaseConfig(BaseModel):
     @classmethod
     def from_json(cls, path: str | Path, overrides: dict[str, Any] | None = None) -> BaseConfig:
         """Load a config from a JSON (or YAML) file, applying dotted-key ``overrides``."""
-        from langmarl.config.loading import apply_overrides, read_mapping
-
         data = apply_overrides(read_mapping(Path(path)), overrides or {})
         return cls.from_dict(data, source=str(path))
 

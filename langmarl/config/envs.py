@@ -24,10 +24,6 @@ class LanguageTaskConfig(BaseConfig):
     """Load at most this many tasks (``None``: all)."""
     use_verified_reward: bool = False
     """Verify rewards with an LLM judge where the task allows it."""
-    episode_generation_workers: int = Field(default=8, ge=1)
-    """Concurrent episodes during trajectory generation."""
-    optimizer_workers: int = Field(default=1, ge=1)
-    """Concurrent gradient generations."""
 
 
 class OvercookedConfig(BaseConfig):

@@ -30,6 +30,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
+from langmarl.config.base import BaseConfig
 from langmarl.core.base import BaseCritic, BaseEnvironment, BaseOptimizer, BaseReward
 from langmarl.core.errors import LangmarlError, LLMError
 from langmarl.core.records import Evaluation, Gradient, Policies, Trajectory
@@ -41,7 +42,7 @@ from langmarl.textgrad.grounding import check_grounding
 from langmarl.trainer.callbacks import Callback, LoggingCallback
 from langmarl.trainer.decisions import DecisionLog, check_validation_size
 from langmarl.trainer.health import check_failures
-from langmarl.trainer.phases import PhaseRunner
+from langmarl.trainer.phases import PhaseHooks, PhaseRunner, WorkerLimits
 from langmarl.trainer.stats import iteration_stats
 from langmarl.trainer.validation import Validator
 
@@ -61,7 +62,9 @@ class MonteCarloTrainer:
     """Generic Monte Carlo trainer for any langmarl environment.
 
     Args:
-        config: Run config (``BaseConfig`` or a subclass).
+        config: Run config (``BaseConfig`` or a subclass); its worker limits
+            (``episode_generation_workers``, ``max_workers``, ``optimizer_workers``) bound
+            the phases' concurrency (see :class:`~langmarl.trainer.phases.WorkerLimits`).
         env: The environment; its ``agent_ids`` name the policies everywhere.
         critic: Evaluates episodes.
         optimizer: Generates gradients and updates policies.
@@ -76,7 +79,7 @@ class MonteCarloTrainer:
 
     def __init__(
         self,
-        config: Any,
+        config: BaseConfig,
         env: BaseEnvironment,
         critic: BaseCritic,
         optimizer: BaseOptimizer,
@@ -89,7 +92,7 @@ class MonteCarloTrainer:
     ) -> None:
         self.config, self.env, self.critic, self.optimizer = config, env, critic, optimizer
         self.reward_fn = reward_fn
-        self.run_id = run_id or str(config.exp_name)
+        self.run_id = run_id or config.exp_name
         self.store = store or LocalStore(config.experiment_dir)
         self.callbacks = [LoggingCallback()] if callbacks is None else list(callbacks)
         self.ledger = ledger or self._find_ledger() or UsageLedger()
@@ -105,8 +108,9 @@ class MonteCarloTrainer:
         )
         self.trajectories = TrajectoryStore(self.store, self.run_id)
         self.lock = self.store.lock(self.run_id)
-        self.logger = RunLogger(self.store, self.run_id, str(getattr(config, "log_level", "INFO")))
-        check_grounding(str(getattr(config, "grounded_feedback", "auto")), env)
+        self.logger = RunLogger(self.store, self.run_id, config.log_level)
+        check_grounding(config.grounded_feedback, env)
+        self.limits = WorkerLimits.from_config(config)
         self.validator = self._make_validator()
         self.decisions = DecisionLog(self.store, self.run_id)
         self.current_policies: Policies = {}
@@ -134,7 +138,7 @@ class MonteCarloTrainer:
     def _bind_clients(self) -> None:
         """Give the env an actor client if it has none, and make every client record its
         usage into the run's ledger under its role."""
-        if getattr(self.env, "llm", None) is None and hasattr(self.config, "get_actor_llm"):
+        if getattr(self.env, "llm", None) is None:
             self.env.set_llm(LLMClient(self.config.get_actor_llm()))
         for holder, attr, role in self._client_slots():
             client = getattr(holder, attr, None)
@@ -148,8 +152,8 @@ class MonteCarloTrainer:
 
     def _secrets(self) -> set[str]:
         clients = [c.config for c in self._clients()]
-        roles = [getattr(self.config, f, None) for f in ("llm", "actor_llm", "critic_llm")]
-        roles.append(getattr(self.config, "optimizer_llm", None))
+        c = self.config
+        roles = [c.llm, c.actor_llm, c.critic_llm, c.optimizer_llm]
         return llm_secrets([*clients, *roles]) | environment_secrets()
 
     def _make_validator(self) -> Validator | None:
@@ -158,33 +162,27 @@ class MonteCarloTrainer:
         Raises:
             ConfigError: if ``validation_size`` exceeds the environment's training tasks.
         """
-        if not getattr(self.config, "validate_updates", False):
+        if not self.config.validate_updates:
             return None
-        size = int(self.config.validation_size)
+        size = self.config.validation_size
         check_validation_size(self.env, size)
         return Validator(
             self.store,
             self.run_id,
             self.collect,
             size=size,
-            workers=self._limit("episode_generation_workers", "max_workers"),
-            rescore=bool(getattr(self.config, "rescore_incumbent", False)),
+            workers=self.limits.episodes,
+            rescore=self.config.rescore_incumbent,
         )
 
     def stop(self, reason: str) -> None:
         """Ask training to stop after the current iteration (status ``stopped``)."""
         self.stop_reason = reason
 
-    def _emit(self, hook: str, *args: Any) -> None:
+    def emit(self, hook: str, *args: Any) -> None:
+        """Call ``hook`` (a :class:`Callback` method name) with ``args`` on every callback."""
         for callback in self.callbacks:
             getattr(callback, hook)(*args)
-
-    def _limit(self, *names: str) -> int:
-        for name in names:
-            value = getattr(self.config, name, None)
-            if value:
-                return int(value)
-        return 1
 
     # -- the run ----------------------------------------------------------------------------
     def _start(self, target: int) -> int:
@@ -193,11 +191,11 @@ class MonteCarloTrainer:
             self.run_id,
             env=getattr(self.env, "name", type(self.env).__name__),
             agent_ids=self.agent_ids,
-            paradigm=getattr(self.config, "paradigm", ""),
+            paradigm=self.config.paradigm,
             target_iterations=target,
         )
         if info.get("seed") is None:
-            seed = getattr(self.config, "seed", None)
+            seed = self.config.seed
             info = self.store.update_run(
                 self.run_id,
                 seed=seed if seed is not None else random.SystemRandom().randrange(2**31),
@@ -205,11 +203,10 @@ class MonteCarloTrainer:
         self.seed = int(info["seed"])
         if self.validator is not None:
             self.validator.open(self.env, self.seed)
-        if hasattr(self.config, "model_dump"):
-            self._record_config(self.config.model_dump(mode="json"))
+        self._record_config(self.config.model_dump(mode="json"))
         latest = self.checkpoint.latest_iteration()
         if latest is None:
-            latest = int(getattr(self.config, "start_iteration", 0))
+            latest = self.config.start_iteration
             self.checkpoint.save_policies(latest, self.env.default_policies())
         self._sync_metrics()
         return latest
@@ -243,11 +240,11 @@ class MonteCarloTrainer:
     async def atrain(self, num_iterations: int | None = None) -> list[dict[str, Any]]:
         """Async :meth:`train`."""
         target = self.config.num_iterations if num_iterations is None else num_iterations
-        end = int(getattr(self.config, "start_iteration", 0)) + target
+        end = self.config.start_iteration + target
 
         async def run() -> str:
             first = self._start(target)
-            self._emit("on_train_start", self)
+            self.emit("on_train_start", self)
             return await self._iterate(first, end)
 
         with self.lock, redacting_logs(self.store.redact):  # no key in any log line either
@@ -255,7 +252,7 @@ class MonteCarloTrainer:
             try:
                 await self._tracked(run())
             finally:
-                self._emit("on_train_end", self._status, self)
+                self.emit("on_train_end", self._status, self)
             return self._sync_metrics()
 
     async def _iterate(self, first: int, end: int) -> str:
@@ -311,7 +308,7 @@ class MonteCarloTrainer:
             return await self._atrain_one_locked(iteration)
 
     async def _atrain_one_locked(self, iteration: int) -> dict[str, Any]:
-        start = int(getattr(self.config, "start_iteration", 0))
+        start = self.config.start_iteration
         known = self.store.run_info(self.run_id) if self.store.exists(self.run_id) else {}
         target = int(known.get("target_iterations") or self.config.num_iterations)
         self._start(max(target, iteration + 1 - start))
@@ -333,9 +330,9 @@ class MonteCarloTrainer:
     async def arun_iteration(self, iteration: int) -> dict[str, Any]:
         """Async :meth:`train_one_iteration`."""
         started, before = time.monotonic(), self.ledger.by_role()
-        phases = PhaseRunner(self, iteration)
+        phases = PhaseRunner(self, iteration, PhaseHooks(self.emit, self.limits))
         self.current_policies = await phases.load()
-        self._emit("on_iteration_start", iteration, self)
+        self.emit("on_iteration_start", iteration, self)
         trajectories = await phases.timed("generate", phases.generate(self.current_policies))
         self._check_failures(iteration, "episodes", [t.metadata.get("error") for t in trajectories])
         evaluations, gradients = await phases.timed(
@@ -354,7 +351,7 @@ class MonteCarloTrainer:
         usage = UsageLedger.since(before, self.ledger.by_role())
         stats = iteration_stats(
             iteration,
-            str(getattr(self.config, "paradigm", "")),
+            self.config.paradigm,
             trajectories,
             evaluations,
             gradients,
@@ -367,13 +364,11 @@ class MonteCarloTrainer:
         stats.update(phases.validation)
         phases.checkpoint(updates, stats)
         self._sync_metrics()
-        self._emit("on_iteration_end", iteration, stats, self)
+        self.emit("on_iteration_end", iteration, stats, self)
         return stats
 
     def _check_failures(self, iteration: int, what: str, errors: list[str | None]) -> None:
-        check_failures(
-            iteration, what, errors, float(getattr(self.config, "max_failure_rate", 0.5))
-        )
+        check_failures(iteration, what, errors, self.config.max_failure_rate)
 
     # -- helpers used by the phases ---------------------------------------------------------
     async def bounded(

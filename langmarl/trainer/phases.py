@@ -1,29 +1,106 @@
-"""The five phases of one training iteration (see :mod:`langmarl.trainer.monte_carlo`)."""
+"""The five phases of one training iteration (see :mod:`langmarl.trainer.monte_carlo`).
+
+The phases get what they need explicitly: the trainer's public parts (:class:`PhaseHost`)
+and a :class:`PhaseHooks` (how to call the callbacks, and the worker limits), so this module
+does not depend on the trainer class.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from langmarl.core.errors import LLMError
 from langmarl.core.records import SHARED, Evaluation, Gradient, Policies, PolicyUpdate, Trajectory
 from langmarl.textgrad.formatter import format_task
-from langmarl.trainer.decisions import Selection, unvalidated_decisions
+from langmarl.trainer.decisions import DecisionLog, Selection, unvalidated_decisions
 from langmarl.trainer.stats import iteration_rng, mini_batch
 from langmarl.trainer.validation import Validator
 
 if TYPE_CHECKING:
-    from langmarl.trainer.monte_carlo import MonteCarloTrainer
+    from langmarl.config.base import BaseConfig
+    from langmarl.core.base import BaseCritic, BaseEnvironment, BaseOptimizer
+    from langmarl.store import LocalStore, PolicyCheckpoint, RunLogger, TrajectoryStore
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
+@dataclass(frozen=True)
+class WorkerLimits:
+    """How many calls of each kind run at once in an iteration.
+
+    Attributes:
+        episodes: Concurrent episodes in ``generate`` and ``validate``
+            (``episode_generation_workers``).
+        evaluations: Concurrent critic evaluations in ``evaluate`` (``max_workers``).
+        optimizer: Concurrent optimizer calls: gradients (in ``evaluate``), aggregations and
+            candidate updates (in ``update``) (``optimizer_workers``).
+    """
+
+    episodes: int
+    evaluations: int
+    optimizer: int
+
+    @classmethod
+    def from_config(cls, config: BaseConfig) -> WorkerLimits:
+        """The limits a run config sets."""
+        return cls(
+            episodes=config.episode_generation_workers,
+            evaluations=config.max_workers,
+            optimizer=config.optimizer_workers,
+        )
+
+
+@dataclass(frozen=True)
+class PhaseHooks:
+    """What the phases call back into.
+
+    Attributes:
+        emit: ``emit(hook, *args)`` calls ``hook`` (a :class:`~langmarl.trainer.callbacks.
+            Callback` method name) on every callback of the run.
+        limits: The worker limits.
+    """
+
+    emit: Callable[..., None]
+    limits: WorkerLimits
+
+
+class PhaseHost(Protocol):
+    """The parts of a trainer the phases use (``MonteCarloTrainer`` has them all)."""
+
+    config: BaseConfig
+    env: BaseEnvironment
+    critic: BaseCritic
+    optimizer: BaseOptimizer
+    run_id: str
+    store: LocalStore
+    checkpoint: PolicyCheckpoint
+    trajectories: TrajectoryStore
+    logger: RunLogger
+    decisions: DecisionLog
+    validator: Validator | None
+    agent_ids: list[str]
+    seed: int
+
+    async def bounded(
+        self, limit: int, jobs: Sequence[Awaitable[T]], on_done: Callable[[], None]
+    ) -> list[T]: ...
+
+    async def collect(self, policies: Policies, task: dict[str, Any]) -> Trajectory: ...
+
+    def reusable_evaluation(self, iteration: int, episode_id: int) -> Evaluation | None: ...
+
+    def reusable_gradients(self, iteration: int, episode_id: int) -> list[Gradient] | None: ...
+
+
 class PhaseRunner:
-    """Runs the phases of iteration ``iteration`` for ``trainer``.
+    """Runs the phases of iteration ``iteration`` for ``trainer``, calling back through
+    ``hooks``.
 
     Attributes:
         reused: Episodes taken from an interrupted earlier attempt of this iteration.
@@ -32,8 +109,9 @@ class PhaseRunner:
             ``validation_episodes`` of the update phase, for the iteration's stats.
     """
 
-    def __init__(self, trainer: MonteCarloTrainer, iteration: int) -> None:
+    def __init__(self, trainer: PhaseHost, iteration: int, hooks: PhaseHooks) -> None:
         self.t = trainer
+        self.hooks = hooks
         self.iteration = iteration
         self.reused = 0
         self.seconds: dict[str, float] = {}
@@ -47,10 +125,10 @@ class PhaseRunner:
         return result
 
     def _phase(self, name: str, total: int) -> None:
-        self.t._emit("on_phase_start", self.iteration, name, total)
+        self.hooks.emit("on_phase_start", self.iteration, name, total)
 
     def _advance(self, name: str) -> Any:
-        return lambda: self.t._emit("on_phase_advance", self.iteration, name)
+        return lambda: self.hooks.emit("on_phase_advance", self.iteration, name)
 
     # 1 ----------------------------------------------------------------------------------------
     async def load(self) -> Policies:
@@ -79,12 +157,11 @@ class PhaseRunner:
                 stored = await t.collect(policies, tasks[episode_id])
                 t.trajectories.save(self.iteration, episode_id, stored)
             t.logger.episode_saved(self.iteration, episode_id, stored.reward)
-            t._emit("on_episode_complete", stored, t)
+            self.hooks.emit("on_episode_complete", stored, t)
             return stored
 
-        limit = t._limit("episode_generation_workers", "max_workers")
         jobs = [episode(i) for i in range(count)]
-        return await t.bounded(limit, jobs, self._advance("generate"))
+        return await t.bounded(self.hooks.limits.episodes, jobs, self._advance("generate"))
 
     # 3 ----------------------------------------------------------------------------------------
     async def evaluate(
@@ -95,11 +172,11 @@ class PhaseRunner:
         t = self.t
         usable = [i for i, traj in enumerate(trajectories) if not traj.metadata.get("error")]
         rng = iteration_rng(t.seed, self.iteration, "mini_batch")
-        batch = mini_batch(usable, getattr(t.config, "mini_batch_size", None), rng)
+        batch = mini_batch(usable, t.config.mini_batch_size, rng)
         self._phase("evaluate", len(batch))
         evaluations: dict[int, Evaluation] = {}
         gradients: dict[int, list[Gradient]] = {}
-        gradient_slots = asyncio.Semaphore(t._limit("optimizer_workers", "max_workers"))
+        gradient_slots = asyncio.Semaphore(self.hooks.limits.optimizer)
 
         async def one(episode_id: int) -> None:
             traj = trajectories[episode_id]
@@ -111,7 +188,7 @@ class PhaseRunner:
                 )
 
         jobs = [one(i) for i in batch]
-        await t.bounded(t._limit("max_workers"), jobs, self._advance("evaluate"))
+        await t.bounded(self.hooks.limits.evaluations, jobs, self._advance("evaluate"))
         return dict(sorted(evaluations.items())), dict(sorted(gradients.items()))
 
     async def _evaluation(
@@ -186,7 +263,7 @@ class PhaseRunner:
         the agent's previous policy, method ``kept``). The candidates are saved, so a
         resumed iteration decides on the same ones."""
         t = self.t
-        count = int(getattr(t.config, "update_candidates", 1))
+        count = t.config.update_candidates
         self._phase("update", len(t.agent_ids) * count)
         proposals = self._stored_candidates()
         if proposals is None:
@@ -222,7 +299,7 @@ class PhaseRunner:
         )
         for u in updates:
             if u.new_policy != policies[u.agent_id]:
-                t._emit("on_policy_update", u.agent_id, policies[u.agent_id], u.new_policy)
+                self.hooks.emit("on_policy_update", u.agent_id, policies[u.agent_id], u.new_policy)
         return updates
 
     def _stored_candidates(self) -> dict[str, list[PolicyUpdate]] | None:
@@ -262,9 +339,7 @@ class PhaseRunner:
             for a in t.agent_ids
             for _ in range(count)
         ]
-        made = await t.bounded(
-            t._limit("optimizer_workers", "max_workers"), jobs, self._advance("update")
-        )
+        made = await t.bounded(self.hooks.limits.optimizer, jobs, self._advance("update"))
         return {a: made[i * count : (i + 1) * count] for i, a in enumerate(t.agent_ids)}
 
     async def _validate(
@@ -290,9 +365,7 @@ class PhaseRunner:
             merged = await self._safe_aggregate(texts[t.agent_ids[0]], "team")
             return {agent_id: merged for agent_id in t.agent_ids}
         jobs = [self._safe_aggregate(texts[a], a) for a in t.agent_ids]
-        merged_all = await t.bounded(
-            t._limit("optimizer_workers", "max_workers"), jobs, lambda: None
-        )
+        merged_all = await t.bounded(self.hooks.limits.optimizer, jobs, lambda: None)
         return dict(zip(t.agent_ids, merged_all, strict=True))
 
     async def _safe_aggregate(self, texts: list[str], name: str) -> str:

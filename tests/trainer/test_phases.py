@@ -1,0 +1,57 @@
+"""The phases' explicit hooks and limits: each worker limit bounds its own kind of call."""
+
+from pathlib import Path
+from typing import Any
+
+from trainer_fakes import make_parts, role_of
+
+from langmarl.config.base import BaseConfig
+from langmarl.trainer import MonteCarloTrainer
+from langmarl.trainer.phases import WorkerLimits
+
+
+def test_limits_come_from_the_config_fields() -> None:
+    config = BaseConfig(episode_generation_workers=3, max_workers=2, optimizer_workers=5)
+    assert WorkerLimits.from_config(config) == WorkerLimits(episodes=3, evaluations=2, optimizer=5)
+    defaults = WorkerLimits.from_config(BaseConfig())
+    assert defaults == WorkerLimits(episodes=8, evaluations=5, optimizer=1)
+
+
+def _peak_per_role(tmp_path: Path, **limits: int) -> dict[str, int]:
+    cfg, env, critic, opt = make_parts(
+        tmp_path, latency=0.02, num_iterations=1, trajectories_per_iteration=6,
+        validate_updates=False, **limits,
+    )  # fmt: skip
+    backend = env.llm.backend
+    in_flight: dict[str, int] = {}
+    peak: dict[str, int] = {}
+    original = backend.complete
+
+    async def counting(request: Any) -> Any:
+        role = role_of(request)
+        in_flight[role] = in_flight.get(role, 0) + 1
+        peak[role] = max(peak.get(role, 0), in_flight[role])
+        try:
+            return await original(request)
+        finally:
+            in_flight[role] -= 1
+
+    backend.complete = counting  # type: ignore[method-assign]
+    MonteCarloTrainer(cfg, env, critic, opt, callbacks=[]).train()
+    return peak
+
+
+def test_each_limit_bounds_its_phase(tmp_path: Path) -> None:
+    peak = _peak_per_role(
+        tmp_path, episode_generation_workers=6, max_workers=2, optimizer_workers=3
+    )
+    assert peak["actor"] == 6  # generate: episode_generation_workers
+    assert peak["critic"] == 2  # evaluate: max_workers (evaluations), not the episode limit
+    assert peak["gradient"] == 3  # gradients: optimizer_workers
+
+
+def test_the_evaluation_limit_does_not_bound_episodes(tmp_path: Path) -> None:
+    peak = _peak_per_role(
+        tmp_path, episode_generation_workers=2, max_workers=6, optimizer_workers=1
+    )
+    assert peak["actor"] == 2 and peak["critic"] == 6 and peak["gradient"] == 1
