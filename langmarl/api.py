@@ -7,13 +7,9 @@ from typing import Any
 
 from langmarl.config.base import BaseConfig
 from langmarl.config.loading import load_config
-from langmarl.envs.registry import make_env
-from langmarl.llm.client import LLMClient
-from langmarl.llm.tracker import UsageLedger
 from langmarl.store import LocalStore
-from langmarl.textgrad.critic import CentralizedCritic
-from langmarl.textgrad.optimizer import PolicyGradientOptimizer
-from langmarl.trainer.callbacks import Callback, CheckpointCallback, LoggingCallback
+from langmarl.trainer.assembly import assemble_trainer
+from langmarl.trainer.callbacks import Callback
 from langmarl.trainer.monte_carlo import MonteCarloTrainer
 
 
@@ -25,33 +21,18 @@ def build_trainer(
     store: LocalStore | None = None,
 ) -> MonteCarloTrainer:
     """The environment, critic, optimizer and trainer for ``config``, sharing one usage
-    ledger (roles ``actor``, ``critic``, ``optimizer``, ``judge``).
+    ledger (roles ``actor``, ``critic``, ``optimizer``, ``judge``), assembled as every entry
+    point assembles a run (:mod:`langmarl.trainer.assembly`).
 
     Args:
         config: The run config.
         run_id: Run directory name (default ``config.exp_name``; the same id resumes).
-        callbacks: Trainer callbacks (default: logging + checkpoint export).
+        callbacks: Trainer callbacks (default: logging + checkpoint export). The
+            environment's training hooks (e.g. λ annealing on ``parallel_tasks``) are
+            always added.
         store: Where runs live (default ``LocalStore(config.experiment_dir)``).
     """
-    ledger = UsageLedger()
-    env = make_env(config.env, config)
-    env.set_llm(LLMClient(config.get_actor_llm(), role="actor", ledger=ledger))
-    if getattr(env, "judge_llm", "absent") is None:
-        env.judge_llm = LLMClient(config.get_critic_llm(), role="judge", ledger=ledger)
-    critic = CentralizedCritic(config, ledger=ledger)
-    optimizer = PolicyGradientOptimizer(config.get_optimizer_llm(), ledger=ledger)
-    if callbacks is None:
-        callbacks = [LoggingCallback(), CheckpointCallback()]
-    return MonteCarloTrainer(
-        config,
-        env,
-        critic,
-        optimizer,
-        store=store,
-        callbacks=callbacks,
-        run_id=run_id,
-        ledger=ledger,
-    )
+    return assemble_trainer(config, run_id=run_id, callbacks=callbacks, store=store)
 
 
 def train(config_path: str | Path, **overrides: Any) -> list[dict[str, Any]]:

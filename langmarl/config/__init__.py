@@ -8,21 +8,21 @@ from langmarl.config.envs import (
     TicTacToeConfig,
 )
 from langmarl.config.loading import (
-    CONFIG_KINDS,
     apply_overrides,
+    config_from_dict,
     load_config,
     parse_assignment,
     read_mapping,
 )
 
 __all__ = [
-    "CONFIG_KINDS",
     "BaseConfig",
     "LanguageTaskConfig",
     "OvercookedConfig",
     "PistonballConfig",
     "TicTacToeConfig",
     "apply_overrides",
+    "config_from_dict",
     "load_config",
     "parse_assignment",
     "read_mapping",

@@ -1,8 +1,21 @@
-"""The environment registry: register by name with a lazy ``"module:attr"`` entry point.
+"""The environment registry: one spec per environment name, the single assembly point of a run.
 
 Shaped like Gymnasium's registration: ``register(name, entry_point)``, ``make(name, config,
-**kwargs)``, "did you mean" on unknown names. The registry is an object so tests can use a
-fresh one; ``ENV_REGISTRY`` is the process-wide default behind ``make_env``/``register_env``.
+**kwargs)``, "did you mean" on unknown names. Each :class:`EnvSpec` names, as lazy
+``"module:attr"`` strings (or objects):
+
+- ``entry_point``: the environment's class or factory (``None``: registered but not built
+  yet; ``make`` says so);
+- ``config``: its run-config class, which :func:`langmarl.config.loading.load_config` uses
+  for a file whose ``env`` is this name;
+- ``training_hooks``: ``(env, config) -> list[Callback]``, the callbacks a language-space
+  run on this env needs (``parallel_tasks``: λ annealing and PARL curves); every trainer
+  assembly (``langmarl.api.build_trainer``, so ``langmarl train`` and ``langmarl parl
+  train``) adds them.
+
+The module imports nothing above ``core``, so ``config`` can ask it for config classes; the
+strings are resolved only when used. The registry is an object so tests can use a fresh one;
+``ENV_REGISTRY`` is the process-wide default behind ``make_env``/``register_env``.
 """
 
 from __future__ import annotations
@@ -10,42 +23,87 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from langmarl.core.errors import ConfigError
 from langmarl.core.validation import did_you_mean
 
+if TYPE_CHECKING:
+    from langmarl.config.base import BaseConfig
+
 T = TypeVar("T")
 EntryPoint = str | Callable[..., Any]
+BASE_CONFIG = "langmarl.config.base:BaseConfig"
+"""The config class of an environment registered without one."""
+
+
+def load_entry_point(entry_point: EntryPoint, what: str) -> Any:
+    """``entry_point`` itself, or the object a ``"package.module:attr"`` string names.
+
+    Raises:
+        ConfigError: naming ``what`` and the string when the import or attribute fails.
+    """
+    if not isinstance(entry_point, str):
+        return entry_point
+    module_name, _, attr = entry_point.partition(":")
+    try:
+        return getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as exc:
+        raise ConfigError(f"{what} cannot be loaded from {entry_point!r}: {exc}") from exc
 
 
 @dataclass
 class EnvSpec:
-    """How to build one environment.
+    """How to build one environment and assemble a run on it.
 
     Attributes:
-        name: Registered name.
-        entry_point: A class or factory, or ``"package.module:attr"`` imported on first use.
+        name: Registered name (the ``env`` key of a config file).
+        entry_point: A class or factory called as ``factory(config, **kwargs)`` (or
+            ``factory(**kwargs)`` without a config), or ``"package.module:attr"`` imported on
+            first use; ``None`` for an environment that is registered but not built yet.
         description: One line for ``list_envs``/the CLI.
         kwargs: Default keyword arguments, overridden by those given to ``make``.
+        config: The run-config class (a ``BaseConfig`` subclass) or its ``"module:Class"``.
+        training_hooks: ``(env, config) -> list[Callback]`` or its ``"module:attr"``: the
+            callbacks every language-space run on this env gets; ``None``: none.
     """
 
     name: str
-    entry_point: EntryPoint
+    entry_point: EntryPoint | None
     description: str = ""
     kwargs: dict[str, Any] = field(default_factory=dict)
+    config: EntryPoint = BASE_CONFIG
+    training_hooks: EntryPoint | None = None
 
     def load(self) -> Callable[..., Any]:
-        """The class or factory, importing it if the entry point is a string."""
-        if not isinstance(self.entry_point, str):
-            return self.entry_point
-        module_name, _, attr = self.entry_point.partition(":")
-        try:
-            return getattr(importlib.import_module(module_name), attr)
-        except (ImportError, AttributeError) as exc:
+        """The class or factory, importing it if the entry point is a string.
+
+        Raises:
+            ConfigError: if the env is not built yet or its entry point cannot be loaded.
+        """
+        if self.entry_point is None:
             raise ConfigError(
-                f"Environment {self.name!r} cannot be loaded from {self.entry_point!r}: {exc}"
-            ) from exc
+                f"Environment {self.name!r} is not built yet: its config ({self.description}) "
+                "loads and validates, but there is no environment to train on. Use one of "
+                "the built environments (langmarl.list_envs(built_only=True))."
+            )
+        return load_entry_point(self.entry_point, f"Environment {self.name!r}")
+
+    @property
+    def built(self) -> bool:
+        """Whether an environment can be made (``entry_point`` is not ``None``)."""
+        return self.entry_point is not None
+
+    def config_class(self) -> type[BaseConfig]:
+        """The run-config class of this environment."""
+        return load_entry_point(self.config, f"The config class of {self.name!r}")
+
+    def training_callbacks(self, env: Any, config: Any = None) -> list[Any]:
+        """The callbacks a language-space run on ``env`` needs (empty without hooks)."""
+        if self.training_hooks is None:
+            return []
+        hooks = load_entry_point(self.training_hooks, f"The training hooks of {self.name!r}")
+        return list(hooks(env, config))
 
 
 class EnvRegistry:
@@ -57,13 +115,16 @@ class EnvRegistry:
     def register(
         self,
         name: str,
-        entry_point: EntryPoint,
+        entry_point: EntryPoint | None,
         *,
         description: str = "",
+        config: EntryPoint = BASE_CONFIG,
+        training_hooks: EntryPoint | None = None,
         overwrite: bool = False,
         **kwargs: Any,
     ) -> None:
-        """Register ``entry_point`` under ``name``.
+        """Register ``entry_point`` under ``name`` with its config class and training hooks
+        (see :class:`EnvSpec`); extra ``kwargs`` are the factory's default arguments.
 
         Raises:
             ConfigError: if ``name`` is taken and ``overwrite`` is false.
@@ -73,7 +134,9 @@ class EnvRegistry:
                 f"Environment {name!r} is already registered "
                 f"({self._specs[name].entry_point!r}); pass overwrite=True to replace it."
             )
-        self._specs[name] = EnvSpec(name, entry_point, description, kwargs)
+        self._specs[name] = EnvSpec(
+            name, entry_point, description, kwargs, config=config, training_hooks=training_hooks
+        )
 
     def decorator(self, name: str, **kwargs: Any) -> Callable[[T], T]:
         """``@registry.decorator("my_env")`` registers the decorated class."""
@@ -98,15 +161,19 @@ class EnvRegistry:
         return self._specs[name]
 
     def make(self, name: str, config: Any = None, **kwargs: Any) -> Any:
-        """Build environment ``name``; ``config`` is passed first when given."""
+        """Build environment ``name``; ``config`` is passed first when given.
+
+        Raises:
+            ConfigError: for an unknown name or an environment that is not built yet.
+        """
         spec = self.spec(name)
         factory = spec.load()
         merged = {**spec.kwargs, **kwargs}
         return factory(config, **merged) if config is not None else factory(**merged)
 
-    def names(self) -> list[str]:
-        """Registered names, sorted."""
-        return sorted(self._specs)
+    def names(self, *, built_only: bool = False) -> list[str]:
+        """Registered names, sorted (``built_only``: those ``make`` can build)."""
+        return sorted(n for n, s in self._specs.items() if s.built or not built_only)
 
     def descriptions(self) -> dict[str, str]:
         """Name → one-line description."""
@@ -115,16 +182,18 @@ class EnvRegistry:
 
 def _builtin_registry() -> EnvRegistry:
     registry = EnvRegistry()
-    # Built-in environments register here with lazy entry points, one line each.
+    # Built-in environments, one entry each: factory, config class, training hooks.
     registry.register(
         "language",
         "langmarl.envs.language.env:LanguageEnv",
         description="Language tasks (qa, math, coding, writing): N agents in sequence",
+        config="langmarl.config.envs:LanguageTaskConfig",
     )
     registry.register(
         "tictactoe",
         "langmarl.envs.text.factories:make_tictactoe",
         description="TicTacToe: an LLM (X) against an optimal or random O; text env",
+        config="langmarl.config.envs:TicTacToeConfig",
     )
     registry.register(
         "single_step",
@@ -135,6 +204,21 @@ def _builtin_registry() -> EnvRegistry:
         "parallel_tasks",
         "langmarl.envs.parallel.env:make_parallel_tasks",
         description="Orchestrator + concurrent sub-agents on multi-part tasks (PARL)",
+        config="langmarl.parl.config:ParallelTasksConfig",
+        training_hooks="langmarl.parl.callbacks:parl_training_hooks",
+    )
+    # Configs without an environment yet (issue 15): they load; make_env says so.
+    registry.register(
+        "overcooked",
+        None,
+        description="Overcooked: two cooks, skill-level text actions",
+        config="langmarl.config.envs:OvercookedConfig",
+    )
+    registry.register(
+        "pistonball",
+        None,
+        description="Pistonball (PettingZoo): N pistons push a ball",
+        config="langmarl.config.envs:PistonballConfig",
     )
     return registry
 
@@ -146,16 +230,23 @@ def make_env(name: str, config: Any = None, **kwargs: Any) -> Any:
     """Create an environment by registered name (``"language"``, ``"tictactoe"``, …).
 
     Raises:
-        ConfigError: (a ``ValueError``) if the name is not registered.
+        ConfigError: (a ``ValueError``) if the name is not registered or the environment
+            is not built yet.
     """
     return ENV_REGISTRY.make(name, config, **kwargs)
 
 
 def register_env(name: str, **kwargs: Any) -> Callable[[T], T]:
-    """Decorator registering a custom environment class under ``name``."""
+    """Decorator registering a custom environment class under ``name`` (``config=`` and
+    ``training_hooks=`` as in :meth:`EnvRegistry.register`)."""
     return ENV_REGISTRY.decorator(name, **kwargs)
 
 
-def list_envs() -> list[str]:
-    """All registered environment names."""
-    return ENV_REGISTRY.names()
+def list_envs(*, built_only: bool = False) -> list[str]:
+    """All registered environment names (``built_only``: only those ``make_env`` builds)."""
+    return ENV_REGISTRY.names(built_only=built_only)
+
+
+def env_spec(name: str) -> EnvSpec:
+    """The process-wide registry's spec for ``name`` (did-you-mean on unknown names)."""
+    return ENV_REGISTRY.spec(name)

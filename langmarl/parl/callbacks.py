@@ -1,4 +1,8 @@
-"""`PARLCallback`: anneals λ with the iteration and records reward/critical-step curves."""
+"""`PARLCallback`: anneals λ with the iteration and records reward/critical-step curves.
+
+:func:`parl_training_hooks` is the ``training_hooks`` entry of ``parallel_tasks`` in the
+environment registry: every run assembled on that env gets the callback.
+"""
 
 from __future__ import annotations
 
@@ -37,7 +41,7 @@ class PARLCallback(Callback):
     def on_iteration_end(
         self, iteration: int, stats: dict[str, Any], trainer: MonteCarloTrainer
     ) -> None:
-        start = int(getattr(trainer.config, "start_iteration", 0))
+        start = trainer.config.start_iteration
         rows = [
             episode_row(int(t.metadata.get("training_step", i)), t.metadata)
             for i in range(start, iteration + 1)
@@ -52,3 +56,9 @@ class PARLCallback(Callback):
                 "PARL iteration %d: reward %.3f, critical steps %.2f, serial steps %.2f",
                 iteration, last["total_reward"], last["critical_steps"], last["serial_steps"],
             )  # fmt: skip
+
+
+def parl_training_hooks(env: ParallelTasksEnv, config: Any = None) -> list[Callback]:
+    """The callbacks a language-space run on ``parallel_tasks`` needs: one
+    :class:`PARLCallback` for ``env`` (registered as the env's ``training_hooks``)."""
+    return [PARLCallback(env)]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from langmarl.parl.callbacks import PARLCallback
 from langmarl.parl.config import ParallelTasksConfig
 from langmarl.store import LocalStore
-from langmarl.trainer.callbacks import Callback, CheckpointCallback, LoggingCallback
+from langmarl.trainer.assembly import assemble_trainer
+from langmarl.trainer.callbacks import Callback
 from langmarl.trainer.monte_carlo import MonteCarloTrainer
 
 
@@ -18,17 +18,11 @@ def build_parl_trainer(
     store: LocalStore | None = None,
     callbacks: list[Callback] | None = None,
 ) -> MonteCarloTrainer:
-    """A ``MonteCarloTrainer`` for ``parallel_tasks`` with λ annealed over iterations and
-    the curves recorded (:class:`PARLCallback` is added to ``callbacks``).
-
-    The components are the ones ``langmarl.api.build_trainer`` builds for ``config``.
-    """
-    from langmarl.api import build_trainer
-
-    base: list[Callback] = [LoggingCallback(), CheckpointCallback()]
-    trainer = build_trainer(config, run_id=run_id, store=store, callbacks=callbacks or base)
-    trainer.callbacks.append(PARLCallback(trainer.env))  # type: ignore[arg-type]
-    return trainer
+    """A ``MonteCarloTrainer`` for ``parallel_tasks``, assembled as ``langmarl.build_trainer``
+    assembles every run: the env's registered training hooks add a
+    :class:`~langmarl.parl.callbacks.PARLCallback` (λ annealed over iterations, curves
+    recorded) after ``callbacks``."""
+    return assemble_trainer(config, run_id=run_id, store=store, callbacks=callbacks)
 
 
 def train_parl_language(config: ParallelTasksConfig, **kwargs: Any) -> list[dict[str, Any]]:

@@ -23,15 +23,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from langmarl.config.loading import CONFIG_KINDS
+from langmarl.config.base import BaseConfig
+from langmarl.config.loading import config_from_dict
 from langmarl.core.base import BaseEnvironment
 from langmarl.core.errors import ConfigError, LLMError
 from langmarl.core.intervals import score_interval
 from langmarl.core.records import Policies, Trajectory
-from langmarl.envs.registry import make_env
-from langmarl.llm.client import LLMClient, run_sync
+from langmarl.llm.client import run_sync
 from langmarl.llm.tracker import UsageLedger
 from langmarl.store import LocalStore, PolicyCheckpoint
+from langmarl.trainer.assembly import assemble_env, role_clients
 
 
 async def run_episodes(
@@ -67,7 +68,7 @@ class OpenedRun:
     store: LocalStore
     run_id: str
     info: dict[str, Any]
-    config: Any
+    config: BaseConfig
     env: BaseEnvironment
     ledger: UsageLedger
     checkpoint: PolicyCheckpoint
@@ -85,12 +86,10 @@ class OpenedRun:
         data = store.read_json(run_id, "config.json")
         if data is None:
             raise ConfigError(f"{path} has no config.json; is it a langmarl run directory?")
-        config = CONFIG_KINDS.get(str(data.get("env", "language"))).from_dict(data)
-        ledger = UsageLedger()
-        env = make_env(config.env, config)
-        env.set_llm(LLMClient(config.get_actor_llm(), role="actor", ledger=ledger))
-        if getattr(env, "judge_llm", "absent") is None:
-            env.judge_llm = LLMClient(config.get_critic_llm(), role="judge", ledger=ledger)
+        config = config_from_dict(data)
+        clients = role_clients(config)
+        ledger = clients.ledger
+        env = assemble_env(config, clients)
         checkpoint = PolicyCheckpoint(store, run_id, len(env.agent_ids), agent_ids=env.agent_ids)
         if checkpoint.latest_iteration() is None:
             raise ConfigError(f"Run {run_id!r} has no policy checkpoint yet; train it first.")
@@ -106,7 +105,7 @@ class OpenedRun:
                 f"Split {split!r} of run {self.run_id!r} has no tasks (episodes={episodes}); "
                 "use another --split or a larger --episodes."
             )
-        workers = int(getattr(self.config, "episode_generation_workers", self.config.max_workers))
+        workers = self.config.episode_generation_workers
         before, started = self.ledger.by_role(), time.monotonic()
         trajectories = run_sync(run_episodes(self.env, policies, tasks, workers))
         rewards = [t.reward for t in trajectories]

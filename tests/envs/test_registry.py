@@ -54,3 +54,67 @@ def test_fresh_registry_is_independent_and_lazy() -> None:
     registry.register("lazy", dict, overwrite=True, a=1)
     assert registry.make("lazy") == {"a": 1}
     assert "lazy" not in langmarl.list_envs()
+
+
+def test_one_spec_names_factory_config_and_hooks() -> None:
+    from langmarl.config.envs import LanguageTaskConfig, TicTacToeConfig
+    from langmarl.parl.callbacks import parl_training_hooks
+    from langmarl.parl.config import ParallelTasksConfig
+
+    assert ENV_REGISTRY.spec("language").config_class() is LanguageTaskConfig
+    assert ENV_REGISTRY.spec("tictactoe").config_class() is TicTacToeConfig
+    assert ENV_REGISTRY.spec("parallel_tasks").config_class() is ParallelTasksConfig
+    spec = ENV_REGISTRY.spec("parallel_tasks")
+    assert spec.training_hooks == "langmarl.parl.callbacks:parl_training_hooks"
+    assert parl_training_hooks is not None
+    assert ENV_REGISTRY.spec("language").training_callbacks(env=object()) == []
+
+
+def test_every_builtin_env_has_a_config_class() -> None:
+    from langmarl.config.base import BaseConfig
+
+    for name in langmarl.list_envs():
+        assert issubclass(ENV_REGISTRY.spec(name).config_class(), BaseConfig), name
+
+
+def test_configs_without_an_env_load_but_make_env_says_not_built(tmp_path: Any) -> None:
+    from langmarl.config import OvercookedConfig, PistonballConfig, load_config
+
+    for name, cls in (("overcooked", OvercookedConfig), ("pistonball", PistonballConfig)):
+        path = tmp_path / f"{name}.json"
+        path.write_text(f'{{"env": "{name}"}}')
+        config = load_config(path)
+        assert isinstance(config, cls)
+        with pytest.raises(ConfigError, match=f"'{name}' is not built yet"):
+            langmarl.make_env(name, config)
+        assert name in langmarl.list_envs() and name not in langmarl.list_envs(built_only=True)
+
+
+def test_load_config_asks_the_registry_and_suggests_names(tmp_path: Any) -> None:
+    from langmarl.config import BaseConfig, load_config
+
+    path = tmp_path / "c.json"
+    path.write_text('{"env": "tictactoo"}')
+    with pytest.raises(ConfigError, match="Did you mean 'tictactoe'"):
+        load_config(path)
+    registry = EnvRegistry()
+    registry.register("mine", dict)  # no config class given: BaseConfig
+    path.write_text('{"env": "mine", "num_agents": 3}')
+    config = load_config(path, registry=registry)
+    assert type(config) is BaseConfig and config.num_agents == 3
+
+
+def test_hooks_of_a_fresh_registry_are_called_with_env_and_config() -> None:
+    seen: list[Any] = []
+
+    def hooks(env: Any, config: Any) -> list[str]:
+        seen.append((env, config))
+        return ["cb"]
+
+    registry = EnvRegistry()
+    registry.register("h", dict, training_hooks=hooks)
+    assert registry.spec("h").training_callbacks("env", "config") == ["cb"]
+    assert seen == [("env", "config")]
+    registry.register("bad", dict, training_hooks="no_such_module_xyz:hooks")
+    with pytest.raises(ConfigError, match="training hooks of 'bad' cannot be loaded"):
+        registry.spec("bad").training_callbacks("env")

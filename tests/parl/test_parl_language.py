@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,10 @@ from langmarl.trainer import MonteCarloTrainer
 
 
 def _reply(request: ChatRequest) -> str:
-    user = str(request.messages[-1]["content"])
+    return _reply_to(str(request.messages[-1]["content"]))
+
+
+def _reply_to(user: str) -> str:
     if "Write the plan now" in user:
         return "SUBTASK: What is 1 + 1?\nSUBTASK: What is 2 + 2?"
     if user.startswith("Question:"):
@@ -62,3 +66,50 @@ def test_config_validates_and_loads_by_env_name(tmp_path: Path) -> None:
     assert isinstance(config, ParallelTasksConfig) and config.max_subagents == 3
     with pytest.raises(ConfigError):
         ParallelTasksConfig.from_dict({"task_set": "poems"})
+
+
+def _stub_reply(body: dict) -> str:
+    return _reply_to(str(body["messages"][-1]["content"]))
+
+
+def _parl_config_file(tmp_path: Path, url_config: dict) -> Path:
+    path = tmp_path / "parl.json"
+    path.write_text(json.dumps({
+        "env": "parallel_tasks", "exp_name": "parl", "num_iterations": 2,
+        "trajectories_per_iteration": 2, "seed": 1, "validate_updates": False,
+        "llm": url_config, "experiment_dir": str(tmp_path / "runs"),
+        "checkpoint_dir": str(tmp_path / "ck"),
+    }))  # fmt: skip
+    return path
+
+
+@pytest.mark.parametrize("command", [["train"], ["parl", "train"]])
+def test_both_train_commands_anneal_lambda_through_the_env_hooks(
+    tmp_path: Path, command: list[str]
+) -> None:
+    # `langmarl train` assembles a run as `langmarl parl train` does: the env's registered
+    # training hooks anneal λ, so a parallel_tasks config trained either way gets the curve.
+    from typer.testing import CliRunner
+
+    from langmarl.cli import build_app
+    from langmarl.testing.openai_stub import OpenAIStub
+
+    with OpenAIStub(responder=_stub_reply) as stub:
+        path = _parl_config_file(tmp_path, stub.llm_config(max_retries=0))
+        result = CliRunner().invoke(build_app(), [*command, str(path)])
+    assert result.exit_code == 0, result.output
+    document = json.loads((tmp_path / "runs" / "parl" / CURVES_FILE).read_text())
+    assert [p["lambda1"] for p in document["curve"]] == pytest.approx([0.1, 0.05])
+
+
+def test_build_trainer_adds_the_env_hooks_once(tmp_path: Path) -> None:
+    from langmarl.api import build_trainer
+    from langmarl.parl.language import build_parl_trainer
+    from langmarl.trainer.callbacks import LoggingCallback
+
+    config = ParallelTasksConfig(exp_name="p", experiment_dir=str(tmp_path), llm="local")
+    for trainer in (build_trainer(config), build_parl_trainer(config)):
+        parl = [c for c in trainer.callbacks if isinstance(c, PARLCallback)]
+        assert len(parl) == 1 and parl[0].env is trainer.env
+    custom = build_trainer(config, callbacks=[LoggingCallback()])
+    assert [type(c) for c in custom.callbacks] == [LoggingCallback, PARLCallback]

@@ -6,7 +6,8 @@ system prompt, get their ids (``subagent_1``, …) from the environment, and cal
 ``subagent_llm`` (by default the orchestrator's client under role ``subagent``).
 
 Each episode's reward is the PARL reward of its execution trace at ``training_step``
-(set it as training advances, e.g. with ``langmarl.parl.AnnealCallback``); the trace, its
+(set as training advances by the env's registered training hooks, a
+``langmarl.parl.PARLCallback``, which every assembled run gets); the trace, its
 PARL terms and its critical/serial steps are in ``Trajectory.metadata``.
 """
 
@@ -211,10 +212,12 @@ class ParallelTasksEnv(BaseEnvironment):
         return final, trajectory.reward, True, trajectory.metadata
 
     def training_callbacks(self) -> list[Any]:
-        """Callbacks ``MonteCarloTrainer`` needs on this env: λ annealing and PARL curves."""
-        from langmarl.parl.callbacks import PARLCallback
+        """Callbacks a ``MonteCarloTrainer`` on this env needs (λ annealing, PARL curves):
+        the ``training_hooks`` of its registry spec, which every assembled run (``langmarl
+        train``, ``langmarl.build_trainer``) already adds; for hand-built trainers."""
+        from langmarl.envs.registry import env_spec
 
-        return [PARLCallback(self)]
+        return env_spec(self.name).training_callbacks(self)
 
     def subagent_client(self) -> LLMClient:
         """The frozen sub-agents' client (``subagent_llm``, else ``llm`` as ``subagent``)."""
