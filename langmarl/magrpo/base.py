@@ -1,5 +1,14 @@
 """What MAGRPO, IAC and MAAC share: agents, data order, the step loop, evaluation,
-checkpoints and metrics on disk. Subclasses implement ``training_step``."""
+checkpoints and metrics on disk. Subclasses implement ``training_step``.
+
+The output directory is a run of the run contract (:mod:`langmarl.store.run`): ``run.json``
+(kind = the algorithm; status ``completed``, ``failed`` with the error, or ``stopped`` on
+Ctrl-C; ``running`` read as ``failed`` once the process is gone), ``metrics.jsonl`` (a line
+per logged step), ``logs/events.jsonl``, ``config.json``, ``eval.jsonl`` and
+``checkpoints/step-*`` (:mod:`langmarl.magrpo.checkpoint`). A run resumed from the
+checkpoint of step k drops the metrics and eval lines written after k, as those steps are
+trained again.
+"""
 
 from __future__ import annotations
 
@@ -13,16 +22,20 @@ from typing import Any
 
 from langmarl.core.errors import ConfigError
 from langmarl.core.files import append_jsonl, atomic_write_json
+from langmarl.core.secrets import Redactor, environment_secrets
 from langmarl.magrpo import checkpoint as ckpt
 from langmarl.magrpo.config import TrainerConfig
 from langmarl.magrpo.policy import Formatter, build_agents
 from langmarl.magrpo.returns import propagate_returns
 from langmarl.magrpo.rollout import ExternalTransition, JointRewardFunction, grow_trees
 from langmarl.magrpo.tree import iter_nodes
+from langmarl.store.run import METRICS_FILE, RunDir
 
 log = logging.getLogger(__name__)
 
 Example = Mapping[str, Any]
+EVAL_FILE = "eval.jsonl"
+RESUME_HINT = "continue it with `langmarl magrpo train RUN_FILE --resume latest`"
 
 
 def check_dataset(
@@ -93,6 +106,7 @@ class WeightSpaceTrainer:
             torch.set_num_threads(args.num_threads)
         self.agents = build_agents(agents, args, formatters, tokenizers)
         self.run_dir = Path(args.output_dir)
+        self.run = RunDir(self.run_dir, Redactor(environment_secrets()), RESUME_HINT)
         self.step = 0
         self.skipped_nonfinite = 0
 
@@ -132,12 +146,19 @@ class WeightSpaceTrainer:
         Args:
             resume_from: ``"latest"`` or a ``checkpoints/step-*`` directory to continue from.
         """
-        import torch
-
         if resume_from is not None:
             self.load_checkpoint(resume_from)
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        atomic_write_json(self.run_dir / "config.json", self._config_record())
+        config = self._config_record()
+        atomic_write_json(self.run_dir / "config.json", config)
+        self.run.start(self.algorithm, config=config, total_steps=self.total_steps)
+        for relpath in (METRICS_FILE, EVAL_FILE):  # steps after the checkpoint: trained again
+            self.run.rewind(self.step, relpath)
+        with self.run.tracking():
+            return self._train_steps()
+
+    def _train_steps(self) -> list[dict[str, float]]:
+        import torch
+
         history = []
         while self.step < self.total_steps:
             torch.manual_seed(self.args.seed * 100_003 + self.step)
@@ -148,12 +169,13 @@ class WeightSpaceTrainer:
             metrics["skipped_nonfinite_total"] = self.skipped_nonfinite
             history.append(metrics)
             if self.step % self.args.logging_steps == 0 or self.step == self.total_steps:
-                append_jsonl(self.run_dir / "metrics.jsonl", metrics)
+                self.run.append(METRICS_FILE, metrics)
             if self.args.eval_interval and self.step % self.args.eval_interval == 0:
                 self.evaluate()
             if self.args.save_steps and self.step % self.args.save_steps == 0:
                 self.save_checkpoint()
-        self.save_checkpoint()
+        if ckpt.latest_step(self.run_dir) != self.step:
+            self.save_checkpoint()
         return history
 
     def evaluate(self, num_samples: int | None = None) -> dict[str, float]:
@@ -178,7 +200,7 @@ class WeightSpaceTrainer:
             rewards = [r for node in level.nodes for r in node.rewards]
             result[f"eval_reward_turn{level.turn}"] = sum(rewards) / len(rewards)
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        append_jsonl(self.run_dir / "eval.jsonl", result)
+        append_jsonl(self.run_dir / EVAL_FILE, result)
         return result
 
     # -- checkpoints -------------------------------------------------------------------------
@@ -191,7 +213,11 @@ class WeightSpaceTrainer:
             "skipped_nonfinite": self.skipped_nonfinite,
             "num_agents": self.args.num_agents,
         }
-        return ckpt.save_checkpoint(target, self.agents, state, self.extra_state())
+        saved = ckpt.save_checkpoint(target, self.agents, state, self.extra_state())
+        if self.run.exists():
+            self.run.update(step=self.step, checkpoint=saved.name)
+            self.run.event("checkpoint", step=self.step, path=saved.name)
+        return saved
 
     def load_checkpoint(self, resume_from: str | Path) -> None:
         """Restore agents, optimizers, critics and the step counter."""

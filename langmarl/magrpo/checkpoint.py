@@ -41,6 +41,12 @@ def latest_checkpoint(run_dir: Path) -> Path | None:
     return done[-1] if done else None
 
 
+def latest_step(run_dir: Path) -> int | None:
+    """The step of :func:`latest_checkpoint` (None if there is none)."""
+    path = latest_checkpoint(run_dir)
+    return None if path is None else int(path.name.removeprefix("step-"))
+
+
 def save_checkpoint(
     target: Path, agents: Sequence[Agent], state: dict[str, Any], extra: dict[str, Any] | None
 ) -> Path:
@@ -102,13 +108,26 @@ def load_checkpoint(path: Path, agents: Sequence[Agent]) -> tuple[dict[str, Any]
 
 
 def _load_weights(agent: Agent, folder: Path) -> None:
+    load_weights(agent.model, folder, agent.uses_lora, agent.device, agent.name)
+
+
+def load_weights(model: Any, folder: Path, lora: bool, device: Any, name: str = "model") -> None:
+    """Load what ``model.save_pretrained(folder)`` wrote back into ``model``: the adapter
+    (``lora``) or every weight.
+
+    Raises:
+        ConfigError: if the folder holds no such weights, or they do not fit the model.
+    """
     from safetensors.torch import load_file
 
-    if agent.uses_lora:
+    if lora:
         from peft import set_peft_model_state_dict
 
-        weights = load_file(str(folder / "adapter_model.safetensors"), device=agent.device)
-        set_peft_model_state_dict(agent.model, weights)
+        adapter = folder / "adapter_model.safetensors"
+        if not adapter.is_file():
+            raise ConfigError(f"{str(folder)!r} holds no adapter_model.safetensors: not a LoRA "
+                              "checkpoint; resume with the same lora setting")  # fmt: skip
+        set_peft_model_state_dict(model, load_file(str(adapter), device=str(device)))
         return
     files = sorted(folder.glob("model*.safetensors"))
     if not files:
@@ -117,10 +136,10 @@ def _load_weights(agent: Agent, folder: Path) -> None:
         )
     state: dict[str, Any] = {}
     for file in files:
-        state.update(load_file(str(file), device=agent.device))
-    result = agent.model.load_state_dict(state, strict=False)
+        state.update(load_file(str(file), device=str(device)))
+    result = model.load_state_dict(state, strict=False)
     if result.unexpected_keys:
         raise ConfigError(
-            f"{agent.name}: checkpoint weights do not fit the model "
+            f"{name}: checkpoint weights do not fit the model "
             f"(unexpected {result.unexpected_keys[:3]}): resume with the same model"
         )

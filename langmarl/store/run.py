@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import shutil
 import subprocess
 import time
 from collections.abc import Iterator
@@ -244,11 +245,20 @@ class RunDir:
         info.setdefault("run_id", self.run_id)
         return RunRecord.model_validate(true_status(info, self.resume_hint))
 
-    def start(self, kind: RunKind, config: dict[str, Any] | None = None, **fields: Any) -> dict:
+    def start(self, kind: str, config: dict[str, Any] | None = None, **fields: Any) -> dict:
         """Create or resume the run: status ``running``, this process as its owner, the code
-        version of this attempt (temp files a killed writer left are removed first)."""
+        version of this attempt (temp files a killed writer left are removed first).
+
+        Raises:
+            ConfigError: if ``kind`` is not one of :data:`RUN_KINDS`.
+        """
+        if kind not in RUN_KINDS:
+            raise ConfigError(f"unknown run kind {kind!r}: use one of {', '.join(RUN_KINDS)}")
         for leftover in self.path.rglob(".*.tmp") if self.path.is_dir() else []:
-            leftover.unlink(missing_ok=True)
+            if leftover.is_dir():  # a checkpoint staged but never renamed into place
+                shutil.rmtree(leftover, ignore_errors=True)
+            else:
+                leftover.unlink(missing_ok=True)
         now = time.time()
         info = self.read() or {}
         info.setdefault("run_id", self.run_id)

@@ -1,0 +1,90 @@
+"""MAGRPO runs follow the run contract: listed by `langmarl runs`, truthful status, and a
+SIGKILLed run resumes from its newest checkpoint with no step lost or repeated."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from langmarl.cli import build_app
+from langmarl.magrpo.config import MAGRPOConfig
+from langmarl.magrpo.trainer import MAGRPOTrainer
+from langmarl.store.catalog import find_runs
+from langmarl.store.run import RunDir
+
+TARGET = Path(__file__).with_name("magrpo_kill_target.py")
+DATA = [{"prompt": "Say hi."}, {"prompt": "Name a color."}]
+
+
+def _trainer(tiny_models, run_dir: Path, reward=None, **overrides) -> MAGRPOTrainer:
+    models, tokenizers = tiny_models
+    settings = {"output_dir": str(run_dir), "num_generations": 2, "max_new_tokens": 4,
+                "max_steps": 2, "use_chat_template": False, **overrides}  # fmt: skip
+    return MAGRPOTrainer(
+        models, reward or (lambda samples: [0.5] * len(samples)), MAGRPOConfig(**settings),
+        tokenizers=tokenizers, train_dataset=DATA,
+    )  # fmt: skip
+
+
+def test_a_tiny_run_is_listed_with_its_metrics(tiny_models, tmp_path: Path) -> None:
+    _trainer(tiny_models, tmp_path / "runs" / "tiny").train()
+    record = RunDir(tmp_path / "runs" / "tiny").record()
+    assert record.kind == "magrpo" and record.status == "completed" and record.attempts == 1
+    assert record.config["algorithm"] == "magrpo" and record.total_steps == 2  # type: ignore[attr-defined]
+    assert [m["step"] for m in RunDir(tmp_path / "runs" / "tiny").metrics()] == [1, 2]
+    [summary] = find_runs(tmp_path)
+    assert (summary.kind, summary.status, summary.progress) == ("magrpo", "completed", "2/2 steps")
+    result = CliRunner().invoke(build_app(), ["runs", "--dir", str(tmp_path / "runs")])
+    assert result.exit_code == 0 and "tiny" in result.output and "magrpo" in result.output
+    shown = CliRunner().invoke(build_app(), ["runs", "show", str(tmp_path / "runs" / "tiny")])
+    assert shown.exit_code == 0 and "step-000002" in shown.output, shown.output
+
+
+@pytest.mark.parametrize(
+    ("error", "status"), [(KeyboardInterrupt, "stopped"), (RuntimeError, "failed")]
+)
+def test_status_is_truthful_on_errors(tiny_models, tmp_path: Path, error, status) -> None:
+    def reward(samples):
+        raise error("reward broke")
+
+    with pytest.raises(error):
+        _trainer(tiny_models, tmp_path / "r", reward).train()
+    record = RunDir(tmp_path / "r").record()
+    assert record.status == status
+    assert record.error == ("interrupted" if status == "stopped" else "RuntimeError: reward broke")
+
+
+def _metric_lines(run: Path) -> int:
+    path = run / "metrics.jsonl"
+    return len(path.read_text().splitlines()) if path.exists() else 0
+
+
+@pytest.mark.slow
+def test_sigkill_then_resume_loses_and_repeats_no_step(tmp_path: Path) -> None:
+    run, steps = tmp_path / "killed", 8
+    command = [sys.executable, str(TARGET), str(run), str(steps), "0.3"]
+    for kill_after in (2, 5):
+        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 180
+        while _metric_lines(run) < kill_after and proc.poll() is None:
+            assert time.monotonic() < deadline, "no progress"
+            time.sleep(0.05)
+        assert proc.poll() is None, proc.stderr.read().decode()[-2000:] if proc.stderr else ""
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        record = RunDir(run).record()
+        assert record.status == "failed" and "--resume latest" in (record.error or "")
+    final = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert final.returncode == 0, final.stderr[-2000:]
+    record = RunDir(run).record()
+    assert record.status == "completed" and record.attempts == 3
+    assert [m["step"] for m in RunDir(run).metrics()] == list(range(1, steps + 1))
+    events = [e["event"] for e in RunDir(run).events()]
+    assert events.count("run_start") == 3 and events[-1] == "run_end"
+    assert not list(run.rglob(".*.tmp"))
