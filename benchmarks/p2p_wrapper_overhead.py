@@ -58,9 +58,9 @@ def ppo_steps_per_second(reward: str | None, steps: int, seed: int) -> tuple[flo
 def env_steps_per_second(reward: str | None, steps: int) -> float:
     """Raw env.step throughput with random actions, per CPU second of this process."""
     from langmarl.p2p.reward import load_reward_source
-    from langmarl.p2p.wrapper import make_env
+    from langmarl.p2p.wrapper import make_reward_env
 
-    env = make_env("HalfCheetah-v5", load_reward_source(reward) if reward else None)
+    env = make_reward_env("HalfCheetah-v5", load_reward_source(reward) if reward else None)
     env.reset(seed=0)
     env.action_space.seed(0)
     actions = [env.action_space.sample() for _ in range(steps)]

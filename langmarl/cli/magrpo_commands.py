@@ -54,12 +54,12 @@ def train(
 
 def _train_locked(run: RunConfig, resume: str | None, plot: bool) -> None:
     from langmarl.magrpo.heldout import HeldoutReport, heldout_scores, read_report
-    from langmarl.magrpo.run import build_trainer, check_new_run, save_run_config
+    from langmarl.magrpo.run import build_magrpo_trainer, check_new_run, save_run_config
 
     args = run.trainer_config()
     if not resume:
         check_new_run(run)
-    trainer = build_trainer(run)
+    trainer = build_magrpo_trainer(run)
     save_run_config(run)
     report = read_report(args.output_dir) if resume else None
     if resume:
@@ -98,10 +98,10 @@ def evaluate(
 ) -> None:
     """Score the untrained and the trained agents greedily on the held-out examples."""
     from langmarl.magrpo.heldout import HeldoutReport, heldout_scores
-    from langmarl.magrpo.run import build_trainer, load_run_dir
+    from langmarl.magrpo.run import build_magrpo_trainer, load_run_dir
 
     run = load_run_dir(run_dir)
-    trainer = build_trainer(run)
+    trainer = build_magrpo_trainer(run)
     data = _heldout(trainer)[:num_examples]
     before = heldout_scores(trainer, data, "untrained")
     trainer.load_checkpoint(checkpoint)

@@ -161,7 +161,7 @@ def load_run_config(path: str | Path, overrides: dict[str, Any] | None = None) -
     return config
 
 
-def build_trainer(config: RunConfig) -> Any:
+def build_magrpo_trainer(config: RunConfig) -> Any:
     """The trainer for a run config, with task data, formatters, reward and feedback."""
     from langmarl.magrpo.actor_critic import IACTrainer, MAACTrainer
     from langmarl.magrpo.feedback import make_external

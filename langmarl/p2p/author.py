@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from langmarl.core.errors import ParseError
 from langmarl.p2p import prompts
-from langmarl.p2p.env_specs import EnvSpec
+from langmarl.p2p.env_specs import MujocoEnvSpec
 from langmarl.p2p.parsing import extract_code
 from langmarl.p2p.validation import ValidationResult, validate_reward_code
 
@@ -37,7 +37,7 @@ class AuthoredReward:
     attempts: int = 0
 
 
-def env_fields(spec: EnvSpec) -> dict[str, object]:
+def env_fields(spec: MujocoEnvSpec) -> dict[str, object]:
     """Template fields describing ``spec``."""
     return {
         "env_id": spec.env_id,
@@ -48,7 +48,7 @@ def env_fields(spec: EnvSpec) -> dict[str, object]:
     }
 
 
-def elaborate(llm: LLMClient, intent: str, spec: EnvSpec) -> str:
+def elaborate(llm: LLMClient, intent: str, spec: MujocoEnvSpec) -> str:
     """Behaviour criteria for ``intent``; the intent itself when the reply has none."""
     reply = llm.chat(
         prompts.ELABORATE_SYSTEM, prompts.ELABORATE_USER.format(intent=intent, **env_fields(spec))
@@ -57,13 +57,13 @@ def elaborate(llm: LLMClient, intent: str, spec: EnvSpec) -> str:
     return "\n".join(lines[:5]) if lines else f"- {intent}"
 
 
-def write_reward(llm: LLMClient, intent: str, criteria: str, spec: EnvSpec) -> str:
+def write_reward(llm: LLMClient, intent: str, criteria: str, spec: MujocoEnvSpec) -> str:
     """One authoring call; raises ParseError when the reply holds no code."""
     user = prompts.AUTHOR_USER.format(intent=intent, criteria=criteria, **env_fields(spec))
     return extract_code(llm.chat(prompts.AUTHOR_SYSTEM, user), "reward_fn")
 
 
-def review(llm: LLMClient, code: str, intent: str, spec: EnvSpec) -> str:
+def review(llm: LLMClient, code: str, intent: str, spec: MujocoEnvSpec) -> str:
     """The reviewed code: the reviewer's correction, or ``code`` on LGTM or no usable reply."""
     reply = llm.chat(
         prompts.REVIEW_SYSTEM,
@@ -77,7 +77,7 @@ def review(llm: LLMClient, code: str, intent: str, spec: EnvSpec) -> str:
         return code
 
 
-def fix(llm: LLMClient, code: str, error: str, spec: EnvSpec) -> str:
+def fix(llm: LLMClient, code: str, error: str, spec: MujocoEnvSpec) -> str:
     """One fixing call; raises ParseError when the reply holds no code."""
     user = prompts.FIX_USER.format(code=code, error=error, **env_fields(spec))
     return extract_code(llm.chat(prompts.FIX_SYSTEM, user), "reward_fn")
@@ -86,7 +86,7 @@ def fix(llm: LLMClient, code: str, error: str, spec: EnvSpec) -> str:
 def validate_and_fix(
     llm: LLMClient,
     code: str,
-    spec: EnvSpec,
+    spec: MujocoEnvSpec,
     *,
     max_fix_attempts: int,
     validator: Validator = validate_reward_code,
@@ -112,7 +112,7 @@ def author_reward(
     llm: LLMClient,
     intent: str,
     criteria: str,
-    spec: EnvSpec,
+    spec: MujocoEnvSpec,
     *,
     do_review: bool = True,
     max_fix_attempts: int = 2,
@@ -129,7 +129,7 @@ def author_reward(
     return validate_and_fix(llm, code, spec, max_fix_attempts=max_fix_attempts, validator=validator)
 
 
-def fallback_reward(spec: EnvSpec) -> str:
+def fallback_reward(spec: MujocoEnvSpec) -> str:
     """The documented fallback: the env's own reward, split into its ``info["reward_*"]`` terms.
 
     Used (with ``origin="fallback"`` in the reward spec) when no LLM-written reward validates,

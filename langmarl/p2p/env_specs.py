@@ -13,7 +13,7 @@ from langmarl.core.validation import did_you_mean
 
 
 @dataclass(frozen=True)
-class EnvSpec:
+class MujocoEnvSpec:
     """A MuJoCo environment as the reward author sees it.
 
     Attributes:
@@ -33,10 +33,10 @@ class EnvSpec:
 
 _LOCOMOTION = "obs excludes the x (and y) position of the torso unless info has it."
 
-ENV_SPECS: dict[str, EnvSpec] = {
+ENV_SPECS: dict[str, MujocoEnvSpec] = {
     spec.env_id: spec
     for spec in [
-        EnvSpec(
+        MujocoEnvSpec(
             "HalfCheetah-v5",
             17,
             6,
@@ -45,7 +45,7 @@ ENV_SPECS: dict[str, EnvSpec] = {
             "obs[8]=x velocity, obs[9]=z velocity, obs[10]=angular velocity, obs[11:17]=joint "
             "velocities. Positive x_velocity is forward. " + _LOCOMOTION,
         ),
-        EnvSpec(
+        MujocoEnvSpec(
             "Hopper-v5",
             11,
             3,
@@ -61,7 +61,7 @@ ENV_SPECS: dict[str, EnvSpec] = {
             "angles, obs[5]=x velocity, obs[6]=z velocity. Episode ends when it falls. "
             + _LOCOMOTION,
         ),
-        EnvSpec(
+        MujocoEnvSpec(
             "Walker2d-v5",
             17,
             6,
@@ -76,7 +76,7 @@ ENV_SPECS: dict[str, EnvSpec] = {
             "2D biped. obs[0]=torso z, obs[1]=torso angle, obs[2:8]=joint angles, obs[8]=x "
             "velocity, obs[9]=z velocity. Episode ends when it falls. " + _LOCOMOTION,
         ),
-        EnvSpec(
+        MujocoEnvSpec(
             "Ant-v5",
             105,
             8,
@@ -94,7 +94,7 @@ ENV_SPECS: dict[str, EnvSpec] = {
             "3D four-legged ant. obs[0]=torso z, obs[1:5]=torso orientation quaternion, "
             "obs[13:16]=torso linear velocity. " + _LOCOMOTION,
         ),
-        EnvSpec(
+        MujocoEnvSpec(
             "Humanoid-v5",
             348,
             17,
@@ -114,7 +114,7 @@ ENV_SPECS: dict[str, EnvSpec] = {
             "3D humanoid. obs[0]=torso z, obs[1:5]=torso orientation quaternion. Episode ends "
             "when the torso z leaves [1.0, 2.0]. " + _LOCOMOTION,
         ),
-        EnvSpec(
+        MujocoEnvSpec(
             "Swimmer-v5",
             8,
             2,
@@ -130,7 +130,7 @@ ENV_SPECS: dict[str, EnvSpec] = {
             "3-link swimmer in viscous fluid. obs[0]=front tip angle, obs[1:3]=joint angles, "
             "obs[3:5]=tip x/y velocity.",
         ),
-        EnvSpec(
+        MujocoEnvSpec(
             "Reacher-v5",
             10,
             2,
@@ -138,7 +138,7 @@ ENV_SPECS: dict[str, EnvSpec] = {
             "2-joint arm reaching a target. obs[0:2]=cos of joint angles, obs[2:4]=sin, "
             "obs[4:6]=target x/y, obs[6:8]=joint velocities, obs[8:10]=fingertip minus target.",
         ),
-        EnvSpec(
+        MujocoEnvSpec(
             "InvertedPendulum-v5",
             4,
             1,
@@ -150,7 +150,7 @@ ENV_SPECS: dict[str, EnvSpec] = {
 }
 
 
-def get_env_spec(env_id: str) -> EnvSpec:
+def get_env_spec(env_id: str) -> MujocoEnvSpec:
     """The spec of ``env_id``.
 
     Raises:

@@ -17,7 +17,7 @@ import numpy as np
 from langmarl.p2p.contracts import EvalCheckpoint
 from langmarl.p2p.reward import RewardFunction
 from langmarl.p2p.train_config import TrainConfig
-from langmarl.p2p.wrapper import ENV_REWARD, make_env
+from langmarl.p2p.wrapper import ENV_REWARD, make_reward_env
 
 logger = logging.getLogger(__name__)
 
@@ -119,7 +119,7 @@ def evaluate_checkpoint(
     run_dir: Path,
 ) -> EvalCheckpoint:
     """Run ``config.eval_episodes`` episodes, save trajectories, render p10/median/p90."""
-    env = make_env(config.env_id, reward, max_episode_steps=config.max_episode_steps)
+    env = make_reward_env(config.env_id, reward, max_episode_steps=config.max_episode_steps)
     seeds = [config.seed * 1000 + i for i in range(config.eval_episodes)]
     episodes = [run_episode(env, policy, seed) for seed in seeds]
     env.close()
@@ -167,7 +167,7 @@ def render_percentiles(
     if not config.record_video:
         return {}
     totals = [ep.total for ep in episodes]
-    env = make_env(
+    env = make_reward_env(
         config.env_id,
         reward,
         max_episode_steps=config.max_episode_steps,

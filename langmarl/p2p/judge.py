@@ -21,7 +21,7 @@ import numpy as np
 from langmarl.core.errors import LLMError, ParseError
 from langmarl.p2p import prompts
 from langmarl.p2p.contracts import JudgeScore, JudgmentResult
-from langmarl.p2p.env_specs import EnvSpec
+from langmarl.p2p.env_specs import MujocoEnvSpec
 from langmarl.p2p.parsing import extract_code, parse_score
 from langmarl.p2p.validation import code_problems
 from langmarl.sandbox import SandboxLimits, run_python
@@ -75,7 +75,7 @@ def measurements_text(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def synthetic_trajectory(spec: EnvSpec, steps: int = 50) -> dict[str, Any]:
+def synthetic_trajectory(spec: MujocoEnvSpec, steps: int = 50) -> dict[str, Any]:
     """A random trajectory with ``spec``'s shapes, to try judge code on before real data."""
     rng = np.random.default_rng(0)
     return {
@@ -114,7 +114,7 @@ def run_code_judge(code: str, trajectory: dict[str, Any], timeout_s: float = 20.
 
 
 def author_judge(
-    llm: LLMClient, intent: str, criteria: str, spec: EnvSpec, max_fix_attempts: int = 1
+    llm: LLMClient, intent: str, criteria: str, spec: MujocoEnvSpec, max_fix_attempts: int = 1
 ) -> tuple[str | None, list[str]]:
     """Write a ``judge_fn`` and check it on a synthetic trajectory; ``(code or None, errors)``."""
     from langmarl.p2p.author import env_fields
@@ -137,7 +137,7 @@ def author_judge(
 
 
 def summary_judge(
-    llm: LLMClient, intent: str, criteria: str, spec: EnvSpec, summary: dict[str, Any]
+    llm: LLMClient, intent: str, criteria: str, spec: MujocoEnvSpec, summary: dict[str, Any]
 ) -> JudgeScore:
     """The LLM scores the measurements; an unparseable reply gives no score."""
     user = prompts.SUMMARY_JUDGE_USER.format(
@@ -194,7 +194,7 @@ def judge_run(
     llm: LLMClient,
     intent: str,
     criteria: str,
-    spec: EnvSpec,
+    spec: MujocoEnvSpec,
     trajectory: dict[str, Any],
     *,
     judge_code: str | None,

@@ -42,7 +42,7 @@ from langmarl.p2p.contracts import (
     RewardOrigin,
     RewardSpec,
 )
-from langmarl.p2p.env_specs import EnvSpec, get_env_spec
+from langmarl.p2p.env_specs import MujocoEnvSpec, get_env_spec
 from langmarl.p2p.executor import run_record, train_runs
 from langmarl.p2p.guardrails import check_guardrails, plateau
 from langmarl.p2p.records import IterationRecord, SessionRecord
@@ -123,7 +123,7 @@ class Session:
 
     intent: str
     config: LoopConfig
-    spec: EnvSpec
+    spec: MujocoEnvSpec
     llm: LLMClient
     vlm: LLMClient | None
     record: SessionRecord

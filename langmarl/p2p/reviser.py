@@ -11,7 +11,7 @@ from langmarl.core.errors import ParseError
 from langmarl.p2p import prompts
 from langmarl.p2p.author import env_fields
 from langmarl.p2p.contracts import JudgmentResult, ReviseResult
-from langmarl.p2p.env_specs import EnvSpec
+from langmarl.p2p.env_specs import MujocoEnvSpec
 from langmarl.p2p.parsing import extract_code, extract_json
 from langmarl.p2p.train_config import HP_BOUNDS, TrainConfig
 
@@ -65,7 +65,7 @@ def revise(
     term_means: dict[str, float],
     measurements: str,
     config: TrainConfig,
-    spec: EnvSpec,
+    spec: MujocoEnvSpec,
     hp_tuning: bool = True,
 ) -> ReviseResult:
     """Ask for a revised reward (and hyperparameter changes when ``hp_tuning``)."""

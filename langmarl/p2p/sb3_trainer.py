@@ -19,7 +19,7 @@ from langmarl.p2p.evaluation import Policy, evaluate_checkpoint
 from langmarl.p2p.records import IterationRecord
 from langmarl.p2p.reward import RewardFunction, load_reward_source
 from langmarl.p2p.train_config import TrainConfig
-from langmarl.p2p.wrapper import ENV_REWARD, make_env, merge_term_stats
+from langmarl.p2p.wrapper import ENV_REWARD, make_reward_env, merge_term_stats
 
 logger = logging.getLogger(__name__)
 
@@ -31,7 +31,7 @@ def _env_factory(config: TrainConfig, reward_source: str | None, rank: int) -> C
         from stable_baselines3.common.monitor import Monitor
 
         reward = load_reward_source(reward_source) if reward_source is not None else None
-        env = make_env(config.env_id, reward, max_episode_steps=config.max_episode_steps)
+        env = make_reward_env(config.env_id, reward, max_episode_steps=config.max_episode_steps)
         env.reset(seed=config.seed + rank)
         return Monitor(env)
 

@@ -83,7 +83,7 @@ def _log_mujoco_warning(message: str) -> None:
     logging.getLogger("mujoco").debug("%s", message.strip())
 
 
-def make_env(
+def make_reward_env(
     env_id: str,
     reward: RewardFunction | None,
     *,

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from langmarl.p2p import RewardFunction
-from langmarl.p2p.wrapper import ENV_REWARD, make_env, merge_term_stats
+from langmarl.p2p.wrapper import ENV_REWARD, make_reward_env, merge_term_stats
 
 
 class Counting(RewardFunction):
@@ -38,7 +38,7 @@ def test_merge_term_stats_weights_by_steps():
 @pytest.mark.slow
 def test_wrapper_replaces_reward_resets_state_and_counts_terms():
     reward = Counting()
-    env = make_env("InvertedPendulum-v5", reward, max_episode_steps=3)
+    env = make_reward_env("InvertedPendulum-v5", reward, max_episode_steps=3)
     env.reset(seed=0)
     rewards, infos = [], []
     for _ in range(5):
