@@ -22,7 +22,7 @@ _NAMES = {
     "installed_trackers": "langmarl.tracking.factory",
     "make_trackers": "langmarl.tracking.factory",
     "normalize_report_to": "langmarl.tracking.factory",
-    "replay": "langmarl.tracking.replay",
+    "replay": "langmarl.tracking.export",
 }
 __all__ = sorted(_NAMES)
 __getattr__ = lazy_getattr(__name__, _NAMES)
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         WandbTracker,
     )
     from langmarl.tracking.base import Tracker, TrackerGroup, flatten_metrics
+    from langmarl.tracking.export import replay
     from langmarl.tracking.factory import (
         TRACKERS,
         ReportTo,
@@ -42,4 +43,3 @@ if TYPE_CHECKING:
         make_trackers,
         normalize_report_to,
     )
-    from langmarl.tracking.replay import replay

@@ -11,26 +11,6 @@ from langmarl.tracking import Tracker, TrackerGroup, flatten_metrics
 from langmarl.tracking.base import flatten_params, record_step
 
 
-class Recorder:
-    """A tracker that remembers every call."""
-
-    name = "recorder"
-
-    def __init__(self) -> None:
-        self.logged: list[tuple[dict[str, float], int]] = []
-        self.params: list[dict[str, Any]] = []
-        self.closed = 0
-
-    def log(self, metrics: dict[str, float], step: int) -> None:
-        self.logged.append((metrics, step))
-
-    def log_params(self, config: dict[str, Any]) -> None:
-        self.params.append(config)
-
-    def close(self) -> None:
-        self.closed += 1
-
-
 def test_only_numbers_are_metrics_and_nested_dicts_flatten_with_a_slash() -> None:
     record = {
         "step": 3,
@@ -61,8 +41,8 @@ def test_a_record_needs_an_integer_step(record: dict[str, Any]) -> None:
     assert record_step({"step": 4.0}) == 4
 
 
-def test_the_group_fans_out_and_skips_records_without_numbers() -> None:
-    a, b = Recorder(), Recorder()
+def test_the_group_fans_out_and_skips_records_without_numbers(recorder_cls: type) -> None:
+    a, b = recorder_cls(), recorder_cls()
     assert isinstance(a, Tracker)
     with TrackerGroup([a, b]) as group:
         group.log_params({"lr": 0.1})
@@ -72,12 +52,12 @@ def test_the_group_fans_out_and_skips_records_without_numbers() -> None:
     assert a.params == [{"lr": 0.1}] and a.closed == b.closed == 1
 
 
-def test_closing_the_group_closes_every_tracker_even_if_one_fails() -> None:
-    class Broken(Recorder):
+def test_closing_the_group_closes_every_tracker_even_if_one_fails(recorder_cls: type) -> None:
+    class Broken(recorder_cls):  # type: ignore[misc,valid-type]
         def close(self) -> None:
             raise OSError("disk full")
 
-    last = Recorder()
+    last = recorder_cls()
     with pytest.raises(OSError, match="disk full"):
         TrackerGroup([Broken(), last]).close()
     assert last.closed == 1
