@@ -17,7 +17,8 @@ import time
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
-from langmarl.magrpo.generation import Sampling, decode
+from langmarl.llm.local.sampling import Sampling
+from langmarl.magrpo.generation import decode
 from langmarl.magrpo.policy import embedded_model_dir
 
 PROMPT = "Write a short summary of the ocean for a children's book. " * 3

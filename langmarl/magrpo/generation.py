@@ -1,4 +1,9 @@
-"""Batched sampling of completions and batched scoring of them under a policy."""
+"""Batched sampling of completions and batched scoring of them under a policy.
+
+Sampling goes through the embedded engine's sampler and decoding loop
+(:mod:`langmarl.llm.local.sampling`, :mod:`langmarl.llm.local.decoding`), which MAGRPO drives
+with one rule for the whole batch and the exact token ids kept for training.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from langmarl.llm.local.sampling import Sampling, sample_tokens
 from langmarl.magrpo.loss import completion_mask, token_logprobs
 
 if TYPE_CHECKING:
@@ -104,7 +110,7 @@ def generate(
         num_generations,
         config.max_new_tokens,
         stops,
-        Sampling.from_config(config, greedy),
+        sampling_from(config, greedy),
         pad_id=int(tokenizer.pad_token_id),
     )
     sequences = torch.cat([input_ids, completion_ids], dim=1)
@@ -115,67 +121,9 @@ def generate(
     return GenerationBatch(sequences, full_mask, prompt_length, mask, texts)
 
 
-@dataclass(frozen=True)
-class Sampling:
-    """How the next token is picked: greedy, or sampled with temperature/top-p/top-k."""
-
-    greedy: bool = False
-    temperature: float = 1.0
-    top_p: float = 1.0
-    top_k: int | None = None
-
-    @classmethod
-    def from_config(cls, config: TrainerConfig, greedy: bool = False) -> Sampling:
-        return cls(greedy, config.temperature, config.top_p, config.top_k)
-
-
-def sample_tokens(logits: torch.Tensor, sampling: Sampling) -> torch.Tensor:
-    """Pick one token per row, vectorized over the batch.
-
-    Args:
-        logits: ``(B, V)`` next-token logits.
-        sampling: The rule.
-
-    Returns:
-        ``(B,)`` token ids.
-    """
-    import torch
-
-    if sampling.greedy:
-        return logits.argmax(dim=-1)
-    scaled = logits.float() / sampling.temperature
-    if sampling.top_k is not None and sampling.top_k < scaled.shape[-1]:
-        kth = torch.topk(scaled, sampling.top_k, dim=-1).values[:, -1:]
-        scaled = scaled.masked_fill(scaled < kth, float("-inf"))
-    probs = torch.softmax(scaled, dim=-1)
-    if sampling.top_p < 1.0:
-        return _nucleus(probs, sampling.top_p)
-    return torch.multinomial(probs, 1).squeeze(-1)
-
-
-def _nucleus(
-    probs: torch.Tensor, top_p: float, heads: tuple[int, ...] = (64, 1024)
-) -> torch.Tensor:
-    """Sample from the smallest set of tokens whose mass reaches ``top_p`` (per row).
-
-    Exact and cheap: when the k most likely tokens (k in ``heads``) already hold ``top_p`` of
-    the mass in every row, the nucleus lies inside them and only they are sorted; otherwise the
-    whole vocabulary is.
-    """
-    import torch
-
-    values, order = None, None
-    for head in heads:
-        values, order = probs.topk(min(head, probs.shape[-1]), dim=-1)
-        if bool((values.sum(dim=-1) >= top_p).all()):
-            break
-        values = None
-    if values is None or order is None:
-        values, order = probs.sort(dim=-1, descending=True)
-    outside = values.cumsum(dim=-1) - values > top_p
-    values = values.masked_fill(outside, 0.0)
-    picked = torch.multinomial(values, 1)
-    return order.gather(-1, picked).squeeze(-1)
+def sampling_from(config: TrainerConfig, greedy: bool = False) -> Sampling:
+    """The rollout sampling rule of ``config`` (greedy for evaluation)."""
+    return Sampling(greedy, config.temperature, config.top_p, config.top_k)
 
 
 def decode(
@@ -190,55 +138,33 @@ def decode(
 ) -> torch.Tensor:
     """Sample ``num_generations`` continuations of each left-padded prompt.
 
-    Each distinct prompt is prefilled once and its KV cache repeated G times; rows that hit a
-    stop token leave the batch (and the cache) at once.
+    Runs the engine's decoding loop (:func:`~langmarl.llm.local.decoding.decode_loop`): each
+    distinct prompt is prefilled once and its KV cache repeated G times; rows that hit a stop
+    token leave the batch (and the cache) at once. Every row shares ``sampling`` and torch's
+    global random state.
 
     Returns:
         ``(B * G, C)`` completion ids (row ``p * G + g``), ``pad_id`` after the stop token.
     """
     import torch
 
-    with torch.inference_mode():
-        positions = (attention_mask.cumsum(-1) - 1).clamp(min=0)
-        out = model(
-            input_ids=input_ids,
-            attention_mask=attention_mask,
-            position_ids=positions,
-            use_cache=True,
-            logits_to_keep=1,
-        )
-        cache, logits = out.past_key_values, out.logits[:, -1, :]
-        if num_generations > 1:
-            cache.batch_repeat_interleave(num_generations)
-            logits = logits.repeat_interleave(num_generations, dim=0)
-        mask = attention_mask.repeat_interleave(num_generations, dim=0)
-        last_position = positions[:, -1:].repeat_interleave(num_generations, dim=0)
-        rows = mask.shape[0]
-        result = torch.full((rows, max_new_tokens), pad_id, dtype=torch.long, device=mask.device)
-        active = torch.arange(rows, device=mask.device)
-        stops = torch.tensor(list(stop_ids), dtype=torch.long, device=mask.device)
-        width = 0
-        for step in range(max_new_tokens):
-            picked = sample_tokens(logits, sampling)
-            result[active, step] = picked
-            width = step + 1
-            alive = ~torch.isin(picked, stops)
-            if step == max_new_tokens - 1 or not bool(alive.any()):
-                break
-            if not bool(alive.all()):
-                cache.batch_select_indices(alive.nonzero().squeeze(-1))
-                active, picked, mask = active[alive], picked[alive], mask[alive]
-                last_position = last_position[alive]
-            mask = torch.cat([mask, mask.new_ones((mask.shape[0], 1))], dim=1)
-            last_position = last_position + 1
-            out = model(
-                input_ids=picked[:, None],
-                attention_mask=mask,
-                position_ids=last_position,
-                past_key_values=cache,
-                use_cache=True,
-            )
-            cache, logits = out.past_key_values, out.logits[:, -1, :]
+    from langmarl.llm.local.decoding import decode_loop
+
+    rows = input_ids.shape[0] * num_generations
+    result = torch.full((rows, max_new_tokens), pad_id, dtype=torch.long, device=input_ids.device)
+    stops = torch.tensor(list(stop_ids), dtype=torch.long, device=input_ids.device)
+    width = 0
+
+    def choose(
+        step: int, logits: torch.Tensor, active: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        nonlocal width
+        picked = sample_tokens(logits, sampling)
+        result[active, step] = picked
+        width = step + 1
+        return picked, ~torch.isin(picked, stops)
+
+    decode_loop(model, input_ids, attention_mask, choose, max_new_tokens, num_generations)
     return result[:, : max(width, 1)].clone()
 
 

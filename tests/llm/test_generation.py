@@ -1,10 +1,21 @@
-"""Sampling and padding for the embedded model's batched generation (no model needed)."""
+"""Per-row sampling and padding for the embedded model's batched generation (no model needed)."""
 
 from __future__ import annotations
 
 import torch
 
-from langmarl.llm.local.generation import left_pad, sample_next
+from langmarl.llm.local.generation import left_pad
+from langmarl.llm.local.sampling import Sampling, sample_rows
+
+
+def sample_next(
+    logits: torch.Tensor,
+    temperatures: list[float],
+    top_ps: list[float],
+    generators: list[torch.Generator],
+) -> torch.Tensor:
+    rules = [Sampling(temperature=t, top_p=p) for t, p in zip(temperatures, top_ps, strict=True)]
+    return sample_rows(logits, rules, generators)
 
 
 def gens(n: int, seed: int = 0) -> list[torch.Generator]:

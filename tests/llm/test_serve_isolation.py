@@ -63,7 +63,7 @@ def test_a_nan_that_slips_past_validation_fails_only_its_row() -> None:
     bad = GenJob([5], 4, temperature=1.0)
     bad.temperature = float("nan")  # GenJob refuses NaN; simulate a caller that mutates it
     results = run(GenJob([5], 4, temperature=0), bad, GenJob([7], 3, temperature=0.7, seed=1))
-    assert isinstance(results[1], RuntimeError)
+    assert isinstance(results[1], ValueError) and "temperature" in str(results[1])
     assert [type(r) for r in (results[0], results[2])] == [GenOutput, GenOutput]
 
 

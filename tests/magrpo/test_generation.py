@@ -4,7 +4,8 @@ from types import SimpleNamespace
 
 import torch
 
-from langmarl.magrpo.generation import Sampling, decode, sample_tokens
+from langmarl.llm.local.sampling import Sampling
+from langmarl.magrpo.generation import decode
 from langmarl.magrpo.loss import completion_mask
 
 EOS = 2  # SmolLM2: padding and end-of-text share this id
@@ -62,28 +63,6 @@ def test_decode_keeps_eos_scored_and_pads_after_it_with_the_same_id():
     assert result[0].tolist() == [5, EOS, EOS, EOS]
     assert result[2].tolist() == [5, 6, 7, EOS]
     assert completion_mask(result, [EOS]).tolist() == [[1, 1, 0, 0]] * 2 + [[1, 1, 1, 1]] * 2
-
-
-def test_sample_tokens_top_k_one_is_greedy_and_top_p_keeps_the_head():
-    torch.manual_seed(0)
-    logits = torch.tensor([[0.0, 5.0, 1.0], [3.0, 0.0, 0.0]])
-    for _ in range(20):
-        assert sample_tokens(logits, Sampling(top_k=1)).tolist() == [1, 0]
-        assert sample_tokens(logits, Sampling(top_p=0.5)).tolist() == [1, 0]
-    assert sample_tokens(logits, Sampling(greedy=True)).tolist() == [1, 0]
-
-
-def test_nucleus_from_the_head_matches_the_full_sort_distribution():
-    torch.manual_seed(0)
-    probs = torch.tensor([[0.5, 0.3, 0.15, 0.05]])
-    from langmarl.magrpo.generation import _nucleus
-
-    head = [int(_nucleus(probs, 0.7, heads=(2,))) for _ in range(2000)]
-    full = [int(_nucleus(probs, 0.7, heads=())) for _ in range(2000)]
-    assert set(head) == set(full) == {0, 1}  # 0.5 + 0.3 reaches 0.7: the nucleus is {0, 1}
-    assert abs(head.count(0) / 2000 - full.count(0) / 2000) < 0.05
-    flat = torch.full((1, 8), 1 / 8)
-    assert len({int(_nucleus(flat, 0.9, heads=(2,))) for _ in range(300)}) > 2  # falls back
 
 
 def test_shared_prompt_logprobs_equal_the_plain_forward(tiny_models):

@@ -1,8 +1,10 @@
 """Batched generation for the embedded model, with per-request sampling settings.
 
-Each row of a batch keeps its own temperature, top-p, token budget, stop strings and random
-generator, so a request's seed gives the same text whichever requests share its batch.
-Finished rows are dropped from the batch (and the KV cache) as soon as they end.
+Each row of a batch keeps its own sampling rule (temperature, top-p, top-k), token budget,
+stop strings and random generator, so a request's seed gives the same text whichever requests
+share its batch. The sampler is :mod:`langmarl.llm.local.sampling` and the loop
+:func:`langmarl.llm.local.decoding.decode_loop`, both shared with MAGRPO's rollouts; finished
+rows are dropped from the batch (and the KV cache) as soon as they end.
 
 A row that fails on its own (its sampling, its stop strings, its ``on_text`` callback) is
 dropped the same way and gets its exception as its result, so one bad request never fails the
@@ -12,13 +14,15 @@ rows share, ends the whole batch.
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
+
+from langmarl.llm.local.decoding import decode_loop
+from langmarl.llm.local.sampling import Sampling, sample_tokens
 
 TextCallback = Callable[[str], None]
 
@@ -39,6 +43,7 @@ class GenJob:
         max_new_tokens: Most tokens to generate.
         temperature: 0 is greedy decoding.
         top_p: Nucleus mass (1.0 keeps all tokens).
+        top_k: Keep only the k most likely tokens (``None``: all).
         seed: Seed of this row's generator (``None``: random).
         stop: Strings that end the completion (not included in the text).
         on_text: Called with each new piece of text as it is generated (streaming).
@@ -48,9 +53,19 @@ class GenJob:
     max_new_tokens: int
     temperature: float = 0.2
     top_p: float = 0.9
+    top_k: int | None = None
     seed: int | None = None
     stop: list[str] = field(default_factory=list)
     on_text: TextCallback | None = None
+
+    @property
+    def sampling(self) -> Sampling:
+        """This job's sampling rule.
+
+        Raises:
+            ValueError: for a temperature, top-p or top-k out of range.
+        """
+        return Sampling(temperature=self.temperature, top_p=self.top_p, top_k=self.top_k)
 
     def __post_init__(self) -> None:
         """Refuse settings that would only fail later, inside a batch shared with others.
@@ -60,10 +75,7 @@ class GenJob:
         """
         if not self.prompt_ids:
             raise ValueError("prompt_ids must not be empty")
-        if not math.isfinite(self.temperature) or self.temperature < 0:
-            raise ValueError(f"temperature must be a finite number >= 0, got {self.temperature}")
-        if not math.isfinite(self.top_p) or not 0 < self.top_p <= 1:
-            raise ValueError(f"top_p must be in (0, 1], got {self.top_p}")
+        Sampling(temperature=self.temperature, top_p=self.top_p, top_k=self.top_k)
         if self.max_new_tokens < 0:
             raise ValueError(f"max_new_tokens must be >= 0, got {self.max_new_tokens}")
         if self.seed is not None and not SEED_RANGE[0] <= self.seed <= SEED_RANGE[1]:
@@ -79,47 +91,6 @@ class GenOutput:
     text: str
     token_ids: list[int]
     finish_reason: str  # "stop" (EOS or a stop string) or "length"
-
-
-def sample_next(
-    logits: torch.Tensor,
-    temperatures: list[float],
-    top_ps: list[float],
-    generators: list[torch.Generator],
-) -> torch.Tensor:
-    """Pick the next token of each row.
-
-    Args:
-        logits: ``[B, V]`` next-token logits.
-        temperatures: Per row; 0 means greedy.
-        top_ps: Per row nucleus mass in (0, 1].
-        generators: Per row random generators.
-
-    Returns:
-        ``[B]`` token ids.
-    """
-    chosen = logits.argmax(dim=-1)
-    for row, temperature in enumerate(temperatures):
-        if temperature > 0:
-            chosen[row] = sample_row(logits[row], temperature, top_ps[row], generators[row])
-    return chosen
-
-
-def sample_row(
-    logits: torch.Tensor, temperature: float, top_p: float, generator: torch.Generator
-) -> int:
-    """Sample one token id from ``[V]`` logits at ``temperature`` > 0 with nucleus ``top_p``."""
-    if temperature < torch.finfo(torch.float32).tiny:  # would round to 0: take the limit
-        return int(logits.argmax())
-    # Shifting by the maximum first keeps a tiny temperature from turning the logits into
-    # inf - inf = NaN (softmax does not change under a shift).
-    scaled = (logits.float() - logits.max().float()) / temperature
-    sorted_probs, order = torch.softmax(scaled, dim=-1).sort(descending=True)
-    if top_p < 1.0:
-        outside = sorted_probs.cumsum(-1) - sorted_probs > top_p
-        sorted_probs = sorted_probs.masked_fill(outside, 0.0)
-    pick = torch.multinomial(sorted_probs, 1, generator=generator)
-    return int(order[pick[0]])
 
 
 def left_pad(prompts: list[list[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -144,8 +115,13 @@ class _Row:
         self.finish_reason = "length"
         self.error: Exception | None = None
         self.done = job.max_new_tokens <= 0
+        self.sampling = Sampling(greedy=True)
         seed = job.seed if job.seed is not None else random.getrandbits(63)
         self.generator = torch.Generator().manual_seed(seed)
+        try:  # GenJob checked these, but a caller may have changed them since
+            self.sampling = job.sampling
+        except ValueError as exc:
+            self.fail(exc)
 
     def fail(self, error: Exception) -> None:
         """End this row with ``error`` as its result."""
@@ -153,9 +129,9 @@ class _Row:
 
     def sample(self, logits: torch.Tensor, greedy: int) -> int:
         """This row's next token from its ``[V]`` logits (``greedy`` at temperature 0)."""
-        if self.job.temperature <= 0:
+        if self.sampling.is_greedy:
             return greedy
-        return sample_row(logits, self.job.temperature, self.job.top_p, self.generator)
+        return int(sample_tokens(logits[None], self.sampling, self.generator)[0])
 
     def push(self, token: int, eos_ids: set[int]) -> None:
         if token in eos_ids:
@@ -224,7 +200,6 @@ def generate_batch(model: Any, tokenizer: Any, jobs: list[GenJob]) -> list[GenOu
     return [r for r in results if isinstance(r, GenOutput)]
 
 
-@torch.inference_mode()
 def generate_rows(model: Any, tokenizer: Any, jobs: list[GenJob]) -> list[GenOutput | Exception]:
     """Complete every job in one batched decoding loop with a shared KV cache.
 
@@ -241,39 +216,18 @@ def generate_rows(model: Any, tokenizer: Any, jobs: list[GenJob]) -> list[GenOut
         return str(tokenizer.decode(tokens, skip_special_tokens=True))
 
     rows = [_Row(job, decode) for job in jobs]
-    active = [i for i, row in enumerate(rows) if not row.done]
-    if not active:
-        return [row.result() for row in rows]
-    input_ids, mask = left_pad([jobs[i].prompt_ids for i in active], pad_id)
-    positions = (mask.cumsum(-1) - 1).clamp(min=0)
-    out = model(
-        input_ids=input_ids,
-        attention_mask=mask,
-        position_ids=positions,
-        use_cache=True,
-        logits_to_keep=1,
-    )
-    cache = out.past_key_values
-    while True:
-        picked = torch.tensor(
-            _advance([rows[i] for i in active], out.logits[:, -1, :], eos_ids), dtype=torch.long
-        )
-        keep = [slot for slot, index in enumerate(active) if not rows[index].done]
-        if not keep:
-            break
-        if len(keep) < len(active):
-            keep_t = torch.tensor(keep, dtype=torch.long)
-            cache.batch_select_indices(keep_t)
-            picked, mask, positions = picked[keep_t], mask[keep_t], positions[keep_t]
-            active = [active[slot] for slot in keep]
-        mask = torch.cat([mask, torch.ones((len(active), 1), dtype=torch.long)], dim=1)
-        positions = positions[:, -1:] + 1
-        out = model(
-            input_ids=picked[:, None],
-            attention_mask=mask,
-            position_ids=positions,
-            past_key_values=cache,
-            use_cache=True,
-        )
-        cache = out.past_key_values
+    active = [row for row in rows if not row.done]
+    if active:
+        input_ids, mask = left_pad([row.job.prompt_ids for row in active], pad_id)
+
+        def choose(
+            step: int, logits: torch.Tensor, slots: torch.Tensor
+        ) -> tuple[torch.Tensor, torch.Tensor]:
+            live = [active[slot] for slot in slots.tolist()]
+            picked = _advance(live, logits, eos_ids)
+            alive = [not row.done for row in live]
+            return torch.tensor(picked, dtype=torch.long), torch.tensor(alive, dtype=torch.bool)
+
+        steps = max(row.job.max_new_tokens for row in active)
+        decode_loop(model, input_ids, mask, choose, steps)
     return [row.result() for row in rows]
