@@ -6,7 +6,7 @@ import json
 import logging
 from pathlib import Path
 from string import Template
-from typing import Any
+from typing import TYPE_CHECKING
 
 from langmarl.core.base import BaseCritic
 from langmarl.core.errors import ConfigError, LLMError
@@ -17,6 +17,9 @@ from langmarl.textgrad import prompts
 from langmarl.textgrad.credit import parse_credit
 from langmarl.textgrad.formatter import TrajectoryFormatter
 from langmarl.textgrad.grounding import episode_facts, format_facts
+
+if TYPE_CHECKING:
+    from langmarl.config.base import BaseConfig
 
 log = logging.getLogger(__name__)
 PARADIGMS = ("central_global", "central_credit")
@@ -70,27 +73,28 @@ class CentralizedCritic(BaseCritic):
     recorded in the episode (see :mod:`langmarl.textgrad.grounding`).
 
     Args:
-        config: Run config; ``paradigm``, ``grounded_feedback`` and ``get_critic_llm()`` are
-            used.
+        config: Run config; ``paradigm`` and ``grounded_feedback`` are used.
         prompts_dir: Folder with template files overriding the built-in prompts
             (see :func:`load_templates`).
-        llm: Client to use (default: one for ``config.get_critic_llm()``).
-        ledger: Usage ledger for the default client (calls recorded as role ``critic``).
+        llm: The critic's client (a run's assembly passes the one of role ``critic``);
+            without it, one for ``config.get_critic_llm()`` is made, as the reference
+            constructor ``CentralizedCritic(config)`` does.
+        ledger: Usage ledger for that default client (calls recorded as role ``critic``).
     """
 
     def __init__(
         self,
-        config: Any,
+        config: BaseConfig,
         prompts_dir: str | Path | None = None,
         *,
         llm: LLMClient | None = None,
         ledger: UsageLedger | None = None,
     ) -> None:
         self.config = config
-        self.paradigm = str(getattr(config, "paradigm", "central_credit"))
+        self.paradigm = str(config.paradigm)
         if self.paradigm not in PARADIGMS:
             raise ConfigError(f"paradigm must be one of {PARADIGMS}, got {self.paradigm!r}.")
-        self.grounded = str(getattr(config, "grounded_feedback", "auto")) != "off"
+        self.grounded = config.grounded_feedback != "off"
         self.templates = load_templates(prompts_dir)
         self.llm = llm or LLMClient(config.get_critic_llm(), role="critic", ledger=ledger)
 

@@ -69,8 +69,10 @@ class PolicyGradientOptimizer(BaseOptimizer):
 
     Args:
         llm_config: The optimizer model.
-        llm: Client to use (default: one for ``llm_config``, role ``optimizer``).
-        ledger: Usage ledger for the default client.
+        llm: The optimizer's client (a run's assembly passes the one of role
+            ``optimizer``); without it, one for ``llm_config`` is made, as the reference
+            constructor ``PolicyGradientOptimizer(llm_config)`` does.
+        ledger: Usage ledger for that default client.
         update: ``"rewrite"`` (default) or ``"append"`` (``apply_gradient`` only).
         aggregate_with_llm: Merge several episodes' gradients with the LLM (keeping what
             repeats, dropping one-off noise); otherwise join them (static method).

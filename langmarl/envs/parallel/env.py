@@ -14,7 +14,7 @@ PARL terms and its critical/serial steps are in ``Trajectory.metadata``.
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -33,6 +33,9 @@ from langmarl.envs.parallel.runner import (
 from langmarl.envs.parallel.tasks import ParallelTask, load_task_set
 from langmarl.envs.parallel.trace import ExecutionTrace, Stage
 from langmarl.llm.client import LLMClient, run_sync
+
+if TYPE_CHECKING:
+    from langmarl.config.base import BaseConfig
 
 ORCHESTRATOR: AgentId = "orchestrator"
 
@@ -241,20 +244,23 @@ def _zero_clock() -> float:
     return 0.0
 
 
-def make_parallel_tasks(config: Any = None, **kwargs: Any) -> ParallelTasksEnv:
+def make_parallel_tasks(config: BaseConfig | None = None, **kwargs: Any) -> ParallelTasksEnv:
     """Registry factory: ``make_env("parallel_tasks", config=None, **kwargs)``.
 
-    With a config, its ``seed`` seeds the tasks and its actor LLM becomes the
-    orchestrator's client (unless ``llm=`` is given); a ``ParallelTasksConfig`` also gives
-    the task set, episode settings and λ schedule.
+    With a config, its ``seed`` seeds the tasks; a ``ParallelTasksConfig`` (the registered
+    config class, which lives above this layer, hence read through its two methods) also
+    gives the task set, episode settings and λ schedule. The orchestrator's client is
+    ``llm=`` or the one the run's assembly (or ``MonteCarloTrainer``) sets with ``set_llm``:
+    the env does not build clients.
     """
-    if config is not None:
-        for name, value in getattr(config, "env_kwargs", dict)().items():
-            kwargs.setdefault(name, value)
-        if hasattr(config, "reward_kwargs"):
-            kwargs.setdefault("reward_kwargs", config.reward_kwargs())
-        if getattr(config, "seed", None) is not None:
-            kwargs.setdefault("seed", config.seed)
-        if "llm" not in kwargs:
-            kwargs["llm"] = LLMClient(config.get_actor_llm(), role="actor")
+    if config is None:
+        return ParallelTasksEnv(**kwargs)
+    env_kwargs = getattr(config, "env_kwargs", None)
+    reward_kwargs = getattr(config, "reward_kwargs", None)
+    for name, value in (env_kwargs() if env_kwargs else {}).items():
+        kwargs.setdefault(name, value)
+    if reward_kwargs is not None:
+        kwargs.setdefault("reward_kwargs", reward_kwargs())
+    if config.seed is not None:
+        kwargs.setdefault("seed", config.seed)
     return ParallelTasksEnv(**kwargs)
