@@ -1,0 +1,68 @@
+"""Assembling a run from a config: clients per role, env from its registry entry, hooks."""
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from trainer_fakes import EchoEnv
+
+from langmarl.config.base import BaseConfig
+from langmarl.core.errors import ConfigError
+from langmarl.envs.registry import EnvRegistry
+from langmarl.trainer.assembly import assemble_trainer, role_clients
+from langmarl.trainer.callbacks import Callback
+
+
+class JudgedEnv(EchoEnv):
+    def __init__(self, config: Any = None) -> None:
+        super().__init__()
+        self.config = config
+        self.judge_llm: Any = None
+
+
+class Hook(Callback):
+    def __init__(self, env: Any, config: Any) -> None:
+        self.env, self.config = env, config
+
+
+def _registry() -> EnvRegistry:
+    registry = EnvRegistry()
+    registry.register("judged", JudgedEnv, training_hooks=lambda env, cfg: [Hook(env, cfg)])
+    registry.register("later", None, description="a future env")
+    return registry
+
+
+def _config(tmp_path: Path, env: str = "judged") -> BaseConfig:
+    return BaseConfig(env=env, llm="local", experiment_dir=str(tmp_path), exp_name="a")
+
+
+def test_every_part_gets_its_role_client_and_one_ledger(tmp_path: Path) -> None:
+    config = _config(tmp_path)
+    trainer = assemble_trainer(config, registry=_registry(), callbacks=[])
+    env = trainer.env
+    assert isinstance(env, JudgedEnv) and env.config is config
+    roles = {
+        "actor": env.llm, "judge": env.judge_llm,
+        "critic": trainer.critic.llm, "optimizer": trainer.optimizer.llm,  # type: ignore[attr-defined]
+    }  # fmt: skip
+    assert {role: client.role for role, client in roles.items()} == {r: r for r in roles}
+    assert {id(client.ledger) for client in roles.values()} == {id(trainer.ledger)}
+
+
+def test_the_env_hooks_follow_the_callers_callbacks(tmp_path: Path) -> None:
+    config = _config(tmp_path)
+    mine = Callback()
+    trainer = assemble_trainer(config, registry=_registry(), callbacks=[mine])
+    assert trainer.callbacks[0] is mine and isinstance(trainer.callbacks[1], Hook)
+    hook = trainer.callbacks[1]
+    assert hook.env is trainer.env and hook.config is config  # type: ignore[attr-defined]
+
+
+def test_an_env_not_built_yet_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="'later' is not built yet"):
+        assemble_trainer(_config(tmp_path, env="later"), registry=_registry())
+
+
+def test_role_clients_judge_shares_the_critic_model(tmp_path: Path) -> None:
+    clients = role_clients(_config(tmp_path).model_copy(update={"critic_llm": None}))
+    assert clients.judge.config is clients.critic.config and clients.judge.role == "judge"
