@@ -84,6 +84,10 @@ async def _check_single_step(env: SingleStepEnv) -> None:
     _require(isinstance(observations, list if size > 1 else Observation), "batched reset shape")
     results = await env.step({0: BAD_RESPONSES[0]})
     _require(isinstance(results, list) and len(results) == 1, "dict step must return a list")
+    if size > 1:  # CAMEL: a partly answered batch is finished before the next reset
+        await _expect_state_error(
+            env.reset(batch_size=size, seed=1), "reset() with a partly answered batch"
+        )
     for bad in ({size: "x"}, {-1: "x"}):
         try:
             await env.step(bad)

@@ -30,6 +30,19 @@ async def test_single_step_with_math_verifier_conforms() -> None:
     await acheck_env(SingleStepEnv(StaticDataset(data), MathVerifier(timeout=10)))
 
 
+async def test_a_reset_that_drops_a_partly_answered_batch_is_reported() -> None:
+    class Forgetful(SingleStepEnv):
+        async def reset(
+            self, batch_size: int = 1, seed: int | None = None
+        ) -> Observation | list[Observation]:
+            self._states_done = []  # drops unanswered states instead of refusing (not CAMEL)
+            return await super().reset(batch_size, seed)
+
+    data = [{"question": "1+1?", "final_answer": "2"}, {"question": "2+3?", "final_answer": "5"}]
+    with pytest.raises(EnvConformanceError, match="reset\\(\\) with a partly answered batch"):
+        await acheck_env(Forgetful(StaticDataset(data), MathVerifier(timeout=10)))
+
+
 async def test_check_env_refuses_to_nest_event_loops() -> None:
     with pytest.raises(RuntimeError, match="acheck_env"):
         check_env(TicTacToeEnv())
