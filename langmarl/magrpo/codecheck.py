@@ -1,40 +1,20 @@
 """Checking code written by agents: static AST checks here, tests in the sandbox subprocess.
 
 Agent code never runs in the trainer's process: tests run through
-:func:`langmarl.sandbox.run_python`, one subprocess per check.
+:func:`langmarl.verifiers.code_tests.run_code_tests`, one sandboxed subprocess per check.
 """
 
 from __future__ import annotations
 
 import ast
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from langmarl.extractors import python_blocks
 
-# Runs inside the sandbox: exec the solution, then each test, reporting one JSON line.
-HARNESS = """
-import json, sys
-results = []
-namespace = {}
-try:
-    exec(compile(open("solution.py").read(), "solution.py", "exec"), namespace)
-    loaded = None
-except BaseException as exc:
-    loaded = f"{type(exc).__name__}: {exc}"
-tests = json.load(open("tests.json"))
-for test in tests:
-    if loaded is not None:
-        results.append([False, "solution failed to load: " + loaded])
-        continue
-    try:
-        exec(test, dict(namespace))
-        results.append([True, ""])
-    except BaseException as exc:
-        results.append([False, f"{type(exc).__name__}: {exc}"[:200]])
-print("@@RESULTS@@" + json.dumps(results))
-"""
+if TYPE_CHECKING:
+    from langmarl.verifiers.code_tests import CodeTestReport
 
 
 def extract_code(text: str) -> str:
@@ -68,18 +48,6 @@ def static_check(code: str) -> StaticReport:
     return StaticReport(None, functions, calls)
 
 
-@dataclass
-class CheckReport:
-    """Results of running tests against combined code."""
-
-    passed: list[bool]
-    errors: list[str]
-
-    @property
-    def fraction(self) -> float:
-        return sum(self.passed) / len(self.passed) if self.passed else 0.0
-
-
 def select_tests(tests: Sequence[str], sandbox_slice: int | str | None) -> list[str]:
     """``sandbox_slice``: 0, None or "all" → every test; k > 0 → the first k; k < 0 → last |k|."""
     if sandbox_slice in (0, None, "all"):
@@ -89,23 +57,13 @@ def select_tests(tests: Sequence[str], sandbox_slice: int | str | None) -> list[
     return list(tests[:sandbox_slice]) if sandbox_slice > 0 else list(tests[sandbox_slice:])
 
 
-def run_tests(code: str, tests: Sequence[str], timeout_s: float = 5.0) -> CheckReport:
-    """Run each test (a statement such as ``assert f(1) == 2``) against ``code`` in the sandbox."""
-    from langmarl.sandbox import SandboxLimits, run_python
+def run_tests(code: str, tests: Sequence[str], timeout_s: float = 5.0) -> CodeTestReport:
+    """Run each test (a statement such as ``assert f(1) == 2``) against ``code`` in the sandbox
+    (:func:`~langmarl.verifiers.code_tests.run_code_tests`)."""
+    from langmarl.sandbox import SandboxLimits
+    from langmarl.verifiers.code_tests import run_code_tests
 
-    if not tests:
-        return CheckReport([], [])
-    result = run_python(
-        HARNESS,
-        limits=SandboxLimits(timeout_s=timeout_s),
-        files={"solution.py": code, "tests.json": json.dumps(list(tests))},
-    )
-    marker = result.stdout.rfind("@@RESULTS@@")
-    if marker < 0:
-        reason = result.killed_reason or (result.stderr.strip()[-200:] or "no output")
-        return CheckReport([False] * len(tests), [f"run failed: {reason}"] * len(tests))
-    pairs = json.loads(result.stdout[marker + len("@@RESULTS@@") :].strip().splitlines()[0])
-    return CheckReport([bool(ok) for ok, _ in pairs], [str(err) for _, err in pairs])
+    return run_code_tests(code, tests, SandboxLimits(timeout_s=timeout_s))
 
 
 def humaneval_asserts(test: str, entry_point: str) -> list[str]:

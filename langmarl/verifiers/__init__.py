@@ -11,6 +11,9 @@ _NAMES = {
     "NumericVerifier": "langmarl.verifiers.match",
     "MathVerifier": "langmarl.verifiers.math_verifier",
     "PythonVerifier": "langmarl.verifiers.python_verifier",
+    "CodeTestReport": "langmarl.verifiers.code_tests",
+    "run_code_tests": "langmarl.verifiers.code_tests",
+    "run_code_tests_async": "langmarl.verifiers.code_tests",
     "VerificationOutcome": "langmarl.verifiers.models",
     "VerificationResult": "langmarl.verifiers.models",
 }
@@ -19,6 +22,7 @@ __getattr__ = lazy_getattr(__name__, _NAMES)
 
 if TYPE_CHECKING:
     from langmarl.verifiers.base import BaseVerifier, VerifierStateError
+    from langmarl.verifiers.code_tests import CodeTestReport, run_code_tests, run_code_tests_async
     from langmarl.verifiers.match import ExactMatchVerifier, NumericVerifier
     from langmarl.verifiers.math_verifier import MathVerifier
     from langmarl.verifiers.models import VerificationOutcome, VerificationResult

@@ -9,8 +9,9 @@ from typing import Any
 
 from langmarl.core.errors import MissingDependencyError
 from langmarl.extractors.base import BaseExtractor
-from langmarl.sandbox import SandboxLimits, SandboxResult, run_python_async
+from langmarl.sandbox import SandboxLimits
 from langmarl.verifiers.base import BaseVerifier
+from langmarl.verifiers.code_tests import run_code_tests_async
 from langmarl.verifiers.models import VerificationOutcome, VerificationResult
 
 _GRACE_S = 5.0
@@ -83,37 +84,30 @@ class PythonVerifier(BaseVerifier):
     async def _verify_implementation(
         self, solution: str, reference_answer: str | None
     ) -> VerificationResult:
-        run = await run_python_async(solution, limits=self.limits)
+        report = await run_code_tests_async(solution, limits=self.limits)
+        run = report.run
         metadata = {
             "returncode": run.returncode,
             "stderr": run.stderr[-2000:],
             "killed_reason": run.killed_reason,
         }
-        if not run.ok:
+        if report.failure is not None:
             return VerificationResult(
                 status=VerificationOutcome.TIMEOUT
                 if run.timed_out
                 else VerificationOutcome.FAILURE,
-                result=run.stdout[-2000:],
+                result=report.output[-2000:],
                 metadata=metadata,
-                error_message=_failure_message(run),
+                error_message=report.failure,
             )
         same = reference_answer is None or outputs_match(
-            run.stdout, reference_answer, self.float_tolerance
+            report.output, reference_answer, self.float_tolerance
         )
         return VerificationResult(
             status=VerificationOutcome.SUCCESS if same else VerificationOutcome.FAILURE,
-            result=run.stdout[-2000:],
+            result=report.output[-2000:],
             metadata=metadata,
             error_message=None
             if same
-            else f"printed {run.stdout.strip()[:200]!r}, expected {reference_answer!r}",
+            else f"printed {report.output.strip()[:200]!r}, expected {reference_answer!r}",
         )
-
-
-def _failure_message(run: SandboxResult) -> str:
-    if run.timed_out:
-        return f"the program ran longer than {run.duration_s:.1f}s and was killed"
-    last = run.stderr.strip().splitlines()[-1:] or ["(no error output)"]
-    reason = f" ({run.killed_reason})" if run.killed_reason else ""
-    return f"the program exited with code {run.returncode}{reason}: {last[0][:300]}"

@@ -89,31 +89,34 @@ def math_reward(output: str, gold: str) -> tuple[float, Details]:
     return 0.0, {"prediction": extract_answer(output), "correct": False}
 
 
-def coding_program(output: str, task: dict[str, Any]) -> str:
-    """The script that tests ``output``: the task's prompt (unless the output restates the
-    function), the code, the tests and ``check(entry_point)`` for HumanEval tests."""
+def coding_program(output: str, task: dict[str, Any]) -> tuple[str, list[str]]:
+    """The code and the test of ``output``: the task's prompt (unless the output restates the
+    function) and the code; the task's tests, with ``check(entry_point)`` for HumanEval
+    tests."""
     code = strip_code_fences(output).strip("\n")
     entry = task.get("entry_point") or ""
     prompt = str(task.get("question", ""))
     if entry and f"def {entry}" not in code:
         code = prompt + code  # the output is a function body
-    parts = [code, "", str(task.get("test", ""))]
-    if entry and "def check(" in str(task.get("test", "")):
-        parts.append(f"check({entry})")
-    return "\n".join(parts) + "\n"
+    test = str(task.get("test", ""))
+    if entry and "def check(" in test:
+        test += f"\ncheck({entry})\n"
+    return code + "\n", [test]
 
 
 async def coding_reward(output: str, task: dict[str, Any]) -> tuple[float, Details]:
     """1.0 when the task's tests pass in the sandbox (timeout, memory limit, temp dir, no
     inherited secrets); the output never runs in this process."""
-    from langmarl.sandbox import SandboxLimits, run_python_async
+    from langmarl.sandbox import SandboxLimits
+    from langmarl.verifiers.code_tests import run_code_tests_async
 
-    program = coding_program(output, task)
-    result = await run_python_async(program, limits=SandboxLimits(timeout_s=CODE_TIMEOUT_S))
-    details: Details = {"passed": result.ok, "returncode": result.returncode}
-    if not result.ok:
-        details["error"] = (result.killed_reason or result.stderr.strip()[-300:]) or "failed"
-    return (1.0 if result.ok else 0.0), details
+    code, tests = coding_program(output, task)
+    report = await run_code_tests_async(code, tests, SandboxLimits(timeout_s=CODE_TIMEOUT_S))
+    details: Details = {"passed": report.ok, "returncode": report.run.returncode}
+    if not report.ok:
+        failed = [error for error in report.errors if error]
+        details["error"] = report.run.killed_reason or (failed[0] if failed else "failed")
+    return (1.0 if report.ok else 0.0), details
 
 
 def parse_score(reply: str, scale: int = 10) -> float | None:
