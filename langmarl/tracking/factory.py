@@ -8,8 +8,8 @@ error). A named tracker whose package is missing is an error naming the extra to
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable, Sequence
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
 
@@ -105,10 +105,7 @@ def installed_trackers() -> list[str]:
     return [
         name
         for name in TRACKER_NAMES
-        if any(
-            all(importlib.util.find_spec(package) for package in packages)
-            for packages in _PACKAGES[name]
-        )
+        if any(all(find_spec(package) for package in packages) for packages in _PACKAGES[name])
     ]
 
 

@@ -101,9 +101,7 @@ def test_trackers_built_before_a_failure_are_closed(
 
 def test_installed_trackers_follow_the_packages(monkeypatch: pytest.MonkeyPatch) -> None:
     present = {"torch", "tensorboard", "wandb"}
-    monkeypatch.setattr(
-        factory.importlib.util, "find_spec", lambda name: object() if name in present else None
-    )
+    monkeypatch.setattr(factory, "find_spec", lambda name: object() if name in present else None)
     assert factory.installed_trackers() == ["tensorboard", "wandb"]  # torch + tensorboard
     present.discard("tensorboard")  # torch alone cannot write event files
     assert factory.installed_trackers() == ["wandb"]
