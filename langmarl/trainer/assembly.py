@@ -87,12 +87,14 @@ def assemble_trainer(
         ConfigError: for an unknown or not yet built environment.
     """
     registry = registry or ENV_REGISTRY
+    spec = registry.spec(config.env)
+    spec.load()  # an unknown or unbuilt env is reported before any client is made
     clients = role_clients(config)
     env = assemble_env(config, clients, registry)
     critic = CentralizedCritic(config, llm=clients.critic)
     optimizer = PolicyGradientOptimizer(config.get_optimizer_llm(), llm=clients.optimizer)
     chosen = [LoggingCallback(), CheckpointCallback()] if callbacks is None else list(callbacks)
-    hooks = registry.spec(config.env).training_callbacks(env, config)
+    hooks = spec.training_callbacks(env, config)
     return MonteCarloTrainer(
         config,
         env,

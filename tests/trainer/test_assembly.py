@@ -9,6 +9,7 @@ from trainer_fakes import EchoEnv
 from langmarl.config.base import BaseConfig
 from langmarl.core.errors import ConfigError
 from langmarl.envs.registry import EnvRegistry
+from langmarl.llm.config import LLMConfig
 from langmarl.trainer.assembly import assemble_trainer, role_clients
 from langmarl.trainer.callbacks import Callback
 
@@ -58,9 +59,13 @@ def test_the_env_hooks_follow_the_callers_callbacks(tmp_path: Path) -> None:
     assert hook.env is trainer.env and hook.config is config  # type: ignore[attr-defined]
 
 
-def test_an_env_not_built_yet_is_a_clear_error(tmp_path: Path) -> None:
+def test_an_env_not_built_yet_is_a_clear_error_before_any_client(tmp_path: Path) -> None:
+    # a remote model without its key would fail first if clients were made first
+    config = _config(tmp_path, env="later").model_copy(
+        update={"llm": LLMConfig(name="x", model_string="x", api_key_env_var="NO_SUCH_KEY_XYZ")}
+    )
     with pytest.raises(ConfigError, match="'later' is not built yet"):
-        assemble_trainer(_config(tmp_path, env="later"), registry=_registry())
+        assemble_trainer(config, registry=_registry())
 
 
 def test_role_clients_judge_shares_the_critic_model(tmp_path: Path) -> None:
