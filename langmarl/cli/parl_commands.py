@@ -44,6 +44,9 @@ def train(
 def grpo(
     config: Path = typer.Option(None, help='JSON: {"env": {...}, "grpo": {...}}.'),
     overrides: list[str] = typer.Option(None, "--set", help=SET_OPTION_HELP),
+    resume: str | None = typer.Option(
+        None, "--resume", help="Continue from 'latest' or a checkpoints/step-* directory."
+    ),
 ) -> None:
     """Weight space: GRPO on the orchestrator's plans, sub-agents frozen (embedded model)."""
     from langmarl.parl.grpo import OrchestratorGRPO
@@ -52,7 +55,7 @@ def grpo(
     env, grpo_config = build_grpo(_read_sections(config, parse_overrides(overrides)))
     with RunLock(grpo_config.output_dir):  # two processes never write one output_dir
         trainer = OrchestratorGRPO(env, grpo_config)
-        trainer.train()
+        trainer.train(resume_from=resume)
     _print_curve({"curve": trainer.metrics})
     console.print(f"curves: {Path(trainer.config.output_dir) / 'parl_curves.json'}")
 

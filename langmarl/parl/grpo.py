@@ -5,10 +5,15 @@ One step: for each of ``tasks_per_step`` tasks, the orchestrator model samples
 ``LLMClient``, all plans' sub-agents concurrently) and the environment joins their answers;
 each execution trace gets its PARL reward at this step (λ annealed over ``anneal_steps``);
 advantages are group-relative per task; the masked policy-gradient loss updates the
-orchestrator (all its weights, or LoRA adapters with ``config.lora``). Per episode, the
-PARL terms, critical and serial steps and the plan are recorded in
-``<output_dir>/parl_curves.json``; per step, their means, the loss and the wall time in
-``<output_dir>/metrics.json`` (both rewritten atomically after every step).
+orchestrator (all its weights, or LoRA adapters with ``config.lora``).
+
+``output_dir`` is a run of the run contract (:mod:`langmarl.store.run`, kind
+``parl_grpo``): ``run.json`` with a truthful status, per step the means of the PARL terms,
+the loss and the wall time as a line of ``metrics.jsonl`` (also the list ``metrics.json``),
+per episode the terms, critical and serial steps and the plan in ``parl_curves.json``, and
+every ``save_steps`` a checkpoint (:mod:`langmarl.parl.grpo_checkpoint`) that
+``train(resume_from="latest")`` continues from: the steps after it are trained again, and
+their lines dropped.
 
 Built on the pure functions of ``langmarl.magrpo`` (sampling, log-probabilities,
 group advantages, the policy-gradient loss): with one agent, MAGRPO is GRPO.
@@ -23,20 +28,25 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from langmarl.core.files import atomic_write_json
+from langmarl.core.errors import ConfigError
+from langmarl.core.files import load_json_file
 from langmarl.core.secrets import Redactor, environment_secrets
 from langmarl.envs.parallel import prompts
 from langmarl.envs.parallel.runner import execute_plan
 from langmarl.envs.parallel.tasks import ParallelTask
 from langmarl.envs.parallel.trace import ExecutionTrace
 from langmarl.llm.client import run_sync
+from langmarl.parl import grpo_checkpoint as ckpt
 from langmarl.parl.curves import CURVES_FILE, curves_document, episode_row
 from langmarl.parl.grpo_config import OrchestratorGRPOConfig
+from langmarl.store.run import METRICS_FILE, RunDir
 
 if TYPE_CHECKING:
     from langmarl.envs.parallel.env import ParallelTasksEnv
 
 log = logging.getLogger(__name__)
+LEGACY_METRICS_FILE = "metrics.json"
+RESUME_HINT = "continue it with `langmarl parl grpo --resume latest` (same config)"
 
 
 class OrchestratorGRPO:
@@ -86,6 +96,8 @@ class OrchestratorGRPO:
         self.rng = random.Random(c.seed)
         self.rows: list[dict[str, Any]] = []
         self.metrics: list[dict[str, Any]] = []
+        self.completed_steps = 0
+        self.run = RunDir(c.output_dir, Redactor(environment_secrets()), RESUME_HINT)
 
     def prompt_for(self, task: ParallelTask, policy: str = prompts.ORCHESTRATOR_POLICY) -> str:
         """The orchestrator's planning prompt (policy and request in one user turn)."""
@@ -150,9 +162,9 @@ class OrchestratorGRPO:
         document = curves_document(self.rows)
         point = {**document["curve"][-1], "loss": loss, "seconds": round(seconds, 3)}
         self.metrics.append(point)
-        out = Path(self.config.output_dir)
-        Redactor(environment_secrets()).write_json(out / CURVES_FILE, document)  # plan texts
-        atomic_write_json(out / "metrics.json", self.metrics)
+        self.run.write_json(CURVES_FILE, document)  # plan texts: through the redactor
+        self.run.append(METRICS_FILE, point)
+        self.run.write_json(LEGACY_METRICS_FILE, self.metrics)
         log.info(
             "GRPO step %d: reward %.3f (r_perf %.3f), sub-agents %.2f, critical %.2f vs serial "
             "%.2f, loss %.4f, %.1f s",
@@ -169,11 +181,55 @@ class OrchestratorGRPO:
         self.tokenizer.save_pretrained(folder)
         return folder
 
-    def train(self) -> list[dict[str, Any]]:
-        """Run ``num_steps`` steps (saving the model after if ``save_model``); returns the
-        metrics of each."""
-        for step in range(self.config.num_steps):
-            self.step(step)
-        if self.config.save_model:
-            self.save()
+    def train(self, resume_from: str | Path | None = None) -> list[dict[str, Any]]:
+        """Run the steps up to ``num_steps`` (checkpointing every ``save_steps``; saving the
+        model after if ``save_model``); returns the metrics of each.
+
+        Args:
+            resume_from: ``"latest"`` or a ``checkpoints/step-*`` directory to continue from.
+
+        Raises:
+            ConfigError: when starting afresh in an ``output_dir`` that holds a run.
+        """
+        c = self.config
+        if resume_from is not None:
+            self.resume(resume_from)
+        elif self.run.metrics() or ckpt.latest_checkpoint(self.run.path) is not None:
+            raise ConfigError(
+                f"output_dir {c.output_dir!r} already holds a run: continue it with "
+                "--resume latest, or start a new one elsewhere (--set grpo.output_dir=...)"
+            )
+        self.run.start("parl_grpo", config=c.model_dump(mode="json"), total_steps=c.num_steps)
+        self.run.rewind(self.completed_steps - 1)  # metrics' step counts from 0
+        with self.run.tracking():
+            for step in range(self.completed_steps, c.num_steps):
+                self.step(step)
+                self.completed_steps = step + 1
+                last = step + 1 == c.num_steps
+                if c.save_steps and (last or (step + 1) % c.save_steps == 0):
+                    self.save_checkpoint()
+            if c.save_model:
+                self.save()
         return self.metrics
+
+    def save_checkpoint(self) -> Path | None:
+        """Checkpoint the state after ``completed_steps`` (nothing when ``save_steps`` is
+        ``None``)."""
+        if not self.config.save_steps:
+            return None
+        path = ckpt.save_checkpoint(self.run.path, self.completed_steps, self.model,
+                                    self.tokenizer, self.optimizer, self.rng)  # fmt: skip
+        self.run.update(step=self.completed_steps, checkpoint=path.name)
+        self.run.event("checkpoint", step=self.completed_steps, path=path.name)
+        return path
+
+    def resume(self, resume_from: str | Path) -> None:
+        """Restore a checkpoint, and the curves and metrics of the steps it holds."""
+        path = ckpt.resolve_checkpoint(self.run.path, resume_from)
+        done = ckpt.load_checkpoint(path, self.model, self.optimizer, self.rng)
+        curves = self.run.file(CURVES_FILE)
+        document = load_json_file(curves) if curves.is_file() else {}
+        self.rows = [r for r in document.get("episodes", []) if int(r["step"]) < done]
+        self.metrics = [m for m in self.run.metrics() if int(m["step"]) < done]
+        self.completed_steps = done
+        log.info("resumed GRPO from %s after %d steps", path, done)

@@ -53,8 +53,13 @@ class OrchestratorGRPOConfig(BaseModel):
     anneal_steps: int | None = Field(default=None, ge=1)
     """Steps over which λ anneals (``None``: ``num_steps``)."""
     output_dir: str = "runs/parl_grpo"
-    """Where ``parl_curves.json`` and ``metrics.json`` are written (both rewritten atomically
-    after every step)."""
+    """The run directory (``langmarl.store.run``): ``run.json``, ``metrics.jsonl``,
+    ``parl_curves.json``, ``checkpoints/``."""
+    save_steps: int | None = Field(default=1, ge=1)
+    """Checkpoint (model or LoRA adapter, optimizer, RNG states) every this many steps and
+    after the last, keeping the newest only; ``--resume latest`` continues from it. ``None``:
+    no checkpoints (a killed run cannot resume). A full-model checkpoint of the embedded model
+    is ~1.6 GB with its optimizer: raise it, or use ``lora``, for long full fine-tuning."""
     num_threads: int | None = Field(default=None, ge=1)
     """``torch.set_num_threads`` for the run (``None``: leave it). ``langmarl parl grpo``
     also gives the embedded sub-agents' engine this many threads unless

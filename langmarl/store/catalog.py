@@ -96,8 +96,13 @@ def _score(kind: str, metrics: list[dict[str, Any]]) -> float | None:
     return _number(metrics[-1].get(key)) if metrics else None
 
 
-def _steps(info: dict[str, Any], metrics: list[dict[str, Any]]) -> str:
-    done = int(metrics[-1].get("step", len(metrics))) if metrics else 0
+STEP_OFFSET = {"parl_grpo": 1}
+"""Added to the last metrics line's ``step`` to count finished steps (PARL GRPO numbers its
+steps from 0, the weight-space trainers from 1)."""
+
+
+def _steps(kind: str, info: dict[str, Any], metrics: list[dict[str, Any]]) -> str:
+    done = int(metrics[-1].get("step", 0)) + STEP_OFFSET.get(kind, 0) if metrics else 0
     target = info.get("total_steps")
     return f"{done}/{target} steps" if target else f"{done} steps"
 
@@ -120,7 +125,8 @@ def _from_record(run: Path, info: dict[str, Any]) -> RunSummary:
         summary.score = _number(info.get("best_score"))
     else:
         metrics = _metrics(run)
-        summary.progress, summary.score = _steps(info, metrics), _score(str(kind), metrics)
+        summary.progress = _steps(str(kind), info, metrics)
+        summary.score = _score(str(kind), metrics)
     return summary
 
 
@@ -134,7 +140,7 @@ def _old_weight_run(run: Path) -> RunSummary | None:
     metrics = _metrics(run)
     return RunSummary(
         path=run, run_id=run.name, kind=algorithm, status=status, layout="old",
-        updated_at=run.stat().st_mtime, progress=_steps({}, metrics),
+        updated_at=run.stat().st_mtime, progress=_steps(algorithm, {}, metrics),
         score=_score(algorithm, metrics),
     )  # fmt: skip
 
