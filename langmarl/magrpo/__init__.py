@@ -17,6 +17,8 @@ _NAMES = {
     "JointSample": "langmarl.magrpo.rollout",
     "JointRewardFunction": "langmarl.magrpo.rollout",
     "ExternalTransition": "langmarl.magrpo.rollout",
+    "Branch": "langmarl.magrpo.rollout",
+    "transition_from": "langmarl.magrpo.rollout",
     "make_external": "langmarl.magrpo.feedback",
     "get_task": "langmarl.magrpo.tasks",
     "load_causal_lm": "langmarl.magrpo.policy",
@@ -29,6 +31,12 @@ if TYPE_CHECKING:
     from langmarl.magrpo.config import ActorCriticConfig, LoRAConfig, MAGRPOConfig
     from langmarl.magrpo.feedback import make_external
     from langmarl.magrpo.policy import load_causal_lm
-    from langmarl.magrpo.rollout import ExternalTransition, JointRewardFunction, JointSample
+    from langmarl.magrpo.rollout import (
+        Branch,
+        ExternalTransition,
+        JointRewardFunction,
+        JointSample,
+        transition_from,
+    )
     from langmarl.magrpo.tasks import get_task
     from langmarl.magrpo.trainer import MAGRPOTrainer

@@ -22,7 +22,7 @@ from langmarl.core.errors import ConfigError
 from langmarl.core.validation import did_you_mean
 from langmarl.magrpo import prompts
 from langmarl.magrpo.codecheck import extract_code, run_tests, select_tests, static_check
-from langmarl.magrpo.rollout import ExternalTransition
+from langmarl.magrpo.rollout import Branch, ExternalTransition, transition_from
 
 if TYPE_CHECKING:
     from langmarl.llm.config import LLMConfig
@@ -41,20 +41,15 @@ def _history(responses: Sequence[str]) -> str:
 def plain_feedback() -> ExternalTransition:
     """Self-improvement: show each agent its own earlier answers and ask for a revision."""
 
-    def transition(
-        prompt: str,
-        agent_completions: Sequence[str],
-        num_agents: int,
-        prompt_history_per_agent: list[list[str]] | None = None,
-        response_history_per_agent: list[list[str]] | None = None,
-    ) -> list[str]:
-        histories = response_history_per_agent or [[c] for c in agent_completions]
+    def next_prompts(branch: Branch) -> list[str]:
         return [
-            prompts.PLAIN_REVISION.format(prompt=prompt, history=_history(histories[i]))
-            for i in range(num_agents)
+            prompts.PLAIN_REVISION.format(
+                prompt=branch.prompt, history=_history(branch.response_history[i])
+            )
+            for i in range(branch.num_agents)
         ]
 
-    return transition
+    return transition_from(next_prompts)
 
 
 def diagnose(code_per_agent: Sequence[str], tests: Sequence[str], sandbox_slice: Any) -> str:
@@ -86,23 +81,17 @@ def level_feedback(tests: TestsLookup, sandbox_slice: int | str | None = 1) -> E
     """
     lookup = tests if callable(tests) else (lambda prompt: tests.get(prompt, ()))
 
-    def transition(
-        prompt: str,
-        agent_completions: Sequence[str],
-        num_agents: int,
-        prompt_history_per_agent: list[list[str]] | None = None,
-        response_history_per_agent: list[list[str]] | None = None,
-    ) -> list[str]:
-        code = [extract_code(text) for text in agent_completions]
-        diagnosis = diagnose(code, list(lookup(prompt)), sandbox_slice)
+    def next_prompts(branch: Branch) -> list[str]:
+        code = [extract_code(text) for text in branch.completions]
+        diagnosis = diagnose(code, list(lookup(branch.prompt)), sandbox_slice)
         return [
             prompts.LEVEL_FEEDBACK.format(
-                prompt=prompt, response=agent_completions[i], diagnosis=diagnosis
+                prompt=branch.prompt, response=branch.completions[i], diagnosis=diagnosis
             )
-            for i in range(num_agents)
+            for i in range(branch.num_agents)
         ]
 
-    return transition
+    return transition_from(next_prompts)
 
 
 def expert_llm_config(model: str | None) -> LLMConfig:
@@ -138,22 +127,18 @@ def expert_edits(
 
         expert = LLMClient(expert_llm_config(model), role="expert")
 
-    def transition(
-        prompt: str,
-        agent_completions: Sequence[str],
-        num_agents: int,
-        prompt_history_per_agent: list[list[str]] | None = None,
-        response_history_per_agent: list[list[str]] | None = None,
-    ) -> list[str]:
-        code = "\n\n".join(extract_code(text) for text in agent_completions)
-        request = prompts.EXPERT_REQUEST.format(prompt=prompt, code=code)
+    def next_prompts(branch: Branch) -> list[str]:
+        code = "\n\n".join(extract_code(text) for text in branch.completions)
+        request = prompts.EXPERT_REQUEST.format(prompt=branch.prompt, code=code)
         edits = expert.chat(prompts.EXPERT_SYSTEM, request, max_tokens=max_tokens)
         return [
-            prompts.EXPERT_EDITS.format(prompt=prompt, response=agent_completions[i], edits=edits)
-            for i in range(num_agents)
+            prompts.EXPERT_EDITS.format(
+                prompt=branch.prompt, response=branch.completions[i], edits=edits
+            )
+            for i in range(branch.num_agents)
         ]
 
-    return transition
+    return transition_from(next_prompts)
 
 
 FEEDBACK_MODES: dict[str, Callable[..., ExternalTransition]] = {

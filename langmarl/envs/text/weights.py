@@ -17,13 +17,16 @@ factories build both from text environments, reading only the sample fields ``ex
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langmarl.envs.text.models import Action
 from langmarl.envs.text.tictactoe import TicTacToeEnv
 from langmarl.llm.client import run_sync
 from langmarl.verifiers.base import BaseVerifier
 from langmarl.verifiers.models import VerificationOutcome, VerificationResult
+
+if TYPE_CHECKING:  # the contracts only: envs sit below magrpo and do not import it
+    from langmarl.magrpo.rollout import ExternalTransition, JointRewardFunction
 
 ReferenceLookup = Mapping[str, str] | Callable[[str], str | None]
 
@@ -37,7 +40,7 @@ async def _verify_all(
 
 def verifier_reward(
     verifier: BaseVerifier, *, answer_key: str = "final_answer", agent: int = -1
-) -> Callable[[Sequence[Any]], list[float]]:
+) -> JointRewardFunction:
     """A MAGRPO reward: 1.0 when ``agent``'s completion verifies against the example's answer.
 
     Args:
@@ -57,7 +60,7 @@ def verifier_reward(
 
 def verifier_feedback(
     verifier: BaseVerifier, references: ReferenceLookup, *, agent: int = -1
-) -> Any:
+) -> ExternalTransition:
     """A MAGRPO transition telling every agent whether the team's answer verified.
 
     Args:
@@ -98,9 +101,7 @@ async def _replay(moves: Sequence[str], play_style: str) -> tuple[TicTacToeEnv, 
     return env, float(reward), done
 
 
-def tictactoe_reward(
-    *, agent: int = 0, play_style: str = "optimal"
-) -> Callable[[Sequence[Any]], list[float]]:
+def tictactoe_reward(*, agent: int = 0, play_style: str = "optimal") -> JointRewardFunction:
     """A MAGRPO reward: the TicTacToe reward after replaying ``agent``'s moves on the branch.
 
     1 win, 0.5 draw, 0 loss or illegal last move, else the position's value for X. The
@@ -118,7 +119,7 @@ def tictactoe_reward(
     return reward
 
 
-def tictactoe_transition(*, agent: int = 0, play_style: str = "optimal") -> Any:
+def tictactoe_transition(*, agent: int = 0, play_style: str = "optimal") -> ExternalTransition:
     """A MAGRPO transition: the next prompt is the board after this branch's moves."""
 
     def transition(
