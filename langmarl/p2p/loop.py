@@ -257,6 +257,9 @@ class Session:
             step.intent_score, step.mean_return = outcome.judgment.intent_score, outcome.mean_return
             self.track_best(number, outcome.judgment.intent_score)
             self.record.save_history(self.result.model_dump())
+            self.record.record_iteration(
+                number, step.intent_score, step.mean_return, self.result.best_score
+            )
             if outcome.judgment.passed:
                 self.result.status = "passed"
                 return
@@ -337,7 +340,7 @@ def run_loop(
             "created_at": time.time(),
         }
     )
-    record.set_status("running")
+    record.start(intent, config.env_id, config.model_dump())
     result = LoopResult(
         session_id=record.session_id, prompt=intent, env_id=config.env_id, status="running"
     )

@@ -2,7 +2,9 @@
 
 Layout::
 
-    runs/<session_id>/                status.json  loop_history.json  metadata.json  analysis.json
+    runs/<session_id>/                run.json  metrics.jsonl  logs/events.jsonl  (the run
+                                      contract, kind p2p_session: langmarl.store.run)
+                                      status.json  loop_history.json  metadata.json  analysis.json
         iter_1/                       config.json  reward_fn.py  reward_spec.json  summary.json
                                       status.json  prompt.txt  judgment.json  reward_fn_revised.py
             metrics/scalars.jsonl     one JSON line per training rollout / evaluation checkpoint
@@ -14,6 +16,12 @@ Every file is plain JSON/JSONL/text/npz and written atomically. JSON and text fi
 record's :class:`~langmarl.core.secrets.Redactor` first (the session's: environment secrets
 and the LLM keys; by default the environment's), so an API key a model echoed into a reply
 never reaches disk.
+
+A session's ``run.json`` maps its status to the run statuses (``passed``/``max_iterations``
+→ completed, ``invalid_code``/``error`` → failed, ``cancelled`` → stopped, ``pending``/
+``running`` → running) and keeps the session's own as ``outcome``; ``metrics.jsonl`` has a
+line per judged iteration (``step`` = iteration number, ``intent_score``, ``mean_return``).
+Sessions cannot be resumed yet: a killed session reads as failed.
 """
 
 from __future__ import annotations
@@ -35,6 +43,10 @@ from langmarl.p2p.contracts import (
     TrainSummary,
 )
 from langmarl.p2p.train_config import TrainConfig
+from langmarl.store.catalog import P2P_STATUS
+from langmarl.store.run import RunDir
+
+NO_RESUME = "Prompt2Policy sessions cannot be resumed yet: start a new session"
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -227,12 +239,31 @@ class SessionRecord:
         self.history_path = self.path / "loop_history.json"
         self.metadata_path = self.path / "metadata.json"
         self.analysis_path = self.path / "analysis.json"
+        self.run = RunDir(self.path, self.redact, NO_RESUME)
 
     def __repr__(self) -> str:
         return f"SessionRecord({str(self.path)!r})"
 
+    def start(self, intent: str, env_id: str, config: dict[str, Any]) -> None:
+        """Open the session: ``run.json`` (kind ``p2p_session``) and status ``running``."""
+        self.run.start("p2p_session", config=config, prompt=intent, env_id=env_id)
+        self.set_status("running")
+
     def set_status(self, status: SessionStatus, error: str | None = None) -> None:
+        """Write ``status.json`` and, once the session is started, ``run.json``'s status."""
         self.redact.write_json(self.status_path, _status_payload(status, error))
+        if self.run.exists():
+            self.run.update(status=P2P_STATUS[status], outcome=status, error=error)
+            if P2P_STATUS[status] != "running":
+                self.run.event("run_end", status=P2P_STATUS[status], outcome=status, error=error)
+
+    def record_iteration(
+        self, number: int, intent_score: float | None, mean_return: float | None,
+        best_score: float | None,
+    ) -> None:  # fmt: skip
+        """A judged iteration: its line of ``metrics.jsonl`` and the progress in ``run.json``."""
+        self.run.log_metrics(number, intent_score=intent_score, mean_return=mean_return)
+        self.run.update(iterations=number, best_score=best_score)
 
     def read_status(self) -> dict[str, Any] | None:
         return _read_json(self.status_path)
