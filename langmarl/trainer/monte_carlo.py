@@ -32,7 +32,7 @@ from typing import Any, TypeVar
 
 from langmarl.config.base import BaseConfig
 from langmarl.core.base import BaseCritic, BaseEnvironment, BaseOptimizer, BaseReward
-from langmarl.core.errors import LangmarlError, LLMError
+from langmarl.core.errors import ConfigError, LangmarlError, LLMError
 from langmarl.core.records import Evaluation, Gradient, Policies, Trajectory
 from langmarl.core.secrets import environment_secrets, llm_secrets, redacting_logs
 from langmarl.llm.client import LLMClient, run_sync
@@ -90,6 +90,12 @@ class MonteCarloTrainer:
         run_id: str | None = None,
         ledger: UsageLedger | None = None,
     ) -> None:
+        if not isinstance(config, BaseConfig):
+            raise ConfigError(
+                f"MonteCarloTrainer needs a run config (BaseConfig or a subclass), got "
+                f"{type(config).__name__}; load one with langmarl.load_config(path) or build "
+                "one, e.g. LanguageTaskConfig(num_iterations=3)."
+            )
         self.config, self.env, self.critic, self.optimizer = config, env, critic, optimizer
         self.reward_fn = reward_fn
         self.run_id = run_id or config.exp_name

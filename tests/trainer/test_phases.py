@@ -1,11 +1,14 @@
 """The phases' explicit hooks and limits: each worker limit bounds its own kind of call."""
 
+import types
 from pathlib import Path
 from typing import Any
 
+import pytest
 from trainer_fakes import make_parts, role_of
 
 from langmarl.config.base import BaseConfig
+from langmarl.core.errors import ConfigError
 from langmarl.trainer import MonteCarloTrainer
 from langmarl.trainer.phases import WorkerLimits
 
@@ -55,3 +58,10 @@ def test_the_evaluation_limit_does_not_bound_episodes(tmp_path: Path) -> None:
         tmp_path, episode_generation_workers=2, max_workers=6, optimizer_workers=1
     )
     assert peak["actor"] == 2 and peak["critic"] == 6 and peak["gradient"] == 1
+
+
+def test_the_trainer_refuses_an_untyped_config(tmp_path: Path) -> None:
+    _, env, critic, opt = make_parts(tmp_path)
+    loose = types.SimpleNamespace(exp_name="x", experiment_dir=str(tmp_path))
+    with pytest.raises(ConfigError, match=r"needs a run config .* got SimpleNamespace"):
+        MonteCarloTrainer(loose, env, critic, opt)  # type: ignore[arg-type]
