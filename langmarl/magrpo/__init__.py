@@ -16,9 +16,9 @@ _NAMES = {
     "MAACTrainer": "langmarl.magrpo.actor_critic",
     "JointSample": "langmarl.magrpo.rollout",
     "JointRewardFunction": "langmarl.magrpo.rollout",
-    "ExternalTransition": "langmarl.magrpo.rollout",
-    "Branch": "langmarl.magrpo.rollout",
-    "transition_from": "langmarl.magrpo.rollout",
+    "ExternalTransition": "langmarl.core.transitions",
+    "Branch": "langmarl.core.transitions",
+    "transition_from": "langmarl.core.transitions",
     "make_external": "langmarl.magrpo.feedback",
     "get_task": "langmarl.magrpo.tasks",
     "load_causal_lm": "langmarl.magrpo.policy",
@@ -27,16 +27,11 @@ __all__ = sorted(_NAMES)
 __getattr__ = lazy_getattr(__name__, _NAMES)
 
 if TYPE_CHECKING:
+    from langmarl.core.transitions import Branch, ExternalTransition, transition_from
     from langmarl.magrpo.actor_critic import IACTrainer, MAACTrainer
     from langmarl.magrpo.config import ActorCriticConfig, LoRAConfig, MAGRPOConfig
     from langmarl.magrpo.feedback import make_external
     from langmarl.magrpo.policy import load_causal_lm
-    from langmarl.magrpo.rollout import (
-        Branch,
-        ExternalTransition,
-        JointRewardFunction,
-        JointSample,
-        transition_from,
-    )
+    from langmarl.magrpo.rollout import JointRewardFunction, JointSample
     from langmarl.magrpo.tasks import get_task
     from langmarl.magrpo.trainer import MAGRPOTrainer

@@ -19,10 +19,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from langmarl.core.errors import ConfigError
+from langmarl.core.transitions import Branch, ExternalTransition, transition_from
 from langmarl.core.validation import did_you_mean
 from langmarl.magrpo import prompts
 from langmarl.magrpo.codecheck import extract_code, run_tests, select_tests, static_check
-from langmarl.magrpo.rollout import Branch, ExternalTransition, transition_from
 
 if TYPE_CHECKING:
     from langmarl.llm.config import LLMConfig

@@ -1,11 +1,11 @@
 """Weight-space bridges: text environments as MAGRPO rewards and between-turn transitions.
 
 The MAGRPO trainer scores joint samples with ``reward_func(samples) -> rewards`` and builds
-the next turn's prompts with an external transition ``(prompt, agent_completions,
-num_agents, prompt_history_per_agent, response_history_per_agent) -> prompts``. These
-factories build both from text environments, reading only the sample fields ``example``,
-``completions`` and ``response_history`` (duck-typed on ``langmarl.magrpo`` 's
-``JointSample``):
+the next turn's prompts with an external transition
+(:class:`~langmarl.core.transitions.ExternalTransition`, written here as a function of one
+:class:`~langmarl.core.transitions.Branch`). These factories build both from text
+environments, reading only the sample fields ``example``, ``completions`` and
+``response_history`` (duck-typed on ``langmarl.magrpo`` 's ``JointSample``):
 
 - :func:`verifier_reward` / :func:`verifier_feedback`: a single-step task checked by any
   :class:`~langmarl.verifiers.BaseVerifier` (math, Python execution, exact match);
@@ -19,14 +19,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from langmarl.core.transitions import Branch, ExternalTransition, transition_from
 from langmarl.envs.text.models import Action
 from langmarl.envs.text.tictactoe import TicTacToeEnv
 from langmarl.llm.client import run_sync
 from langmarl.verifiers.base import BaseVerifier
 from langmarl.verifiers.models import VerificationOutcome, VerificationResult
 
-if TYPE_CHECKING:  # the contracts only: envs sit below magrpo and do not import it
-    from langmarl.magrpo.rollout import ExternalTransition, JointRewardFunction
+if TYPE_CHECKING:  # the reward contract only: envs sit below magrpo and do not import it
+    from langmarl.magrpo.rollout import JointRewardFunction
 
 ReferenceLookup = Mapping[str, str] | Callable[[str], str | None]
 
@@ -70,24 +71,18 @@ def verifier_feedback(
     """
     lookup = references if callable(references) else references.get
 
-    def transition(
-        prompt: str,
-        agent_completions: Sequence[str],
-        num_agents: int,
-        prompt_history_per_agent: list[list[str]] | None = None,
-        response_history_per_agent: list[list[str]] | None = None,
-    ) -> list[str]:
-        answer = str(agent_completions[agent])
-        (result,) = run_sync(_verify_all(verifier, [answer], [lookup(prompt)]))
+    def next_prompts(branch: Branch) -> list[str]:
+        answer = branch.completions[agent]
+        (result,) = run_sync(_verify_all(verifier, [answer], [lookup(branch.prompt)]))
         verdict = "correct" if result.status == VerificationOutcome.SUCCESS else "not correct"
         reason = f" ({result.error_message})" if result.error_message else ""
         return [
-            f"{prompt}\n\nYour team's answer was:\n{answer}\n\nA checker found it {verdict}"
+            f"{branch.prompt}\n\nYour team's answer was:\n{answer}\n\nA checker found it {verdict}"
             f"{reason}. Give your improved answer."
-            for _ in range(num_agents)
+            for _ in range(branch.num_agents)
         ]
 
-    return transition
+    return transition_from(next_prompts)
 
 
 async def _replay(moves: Sequence[str], play_style: str) -> tuple[TicTacToeEnv, float, bool]:
@@ -122,19 +117,10 @@ def tictactoe_reward(*, agent: int = 0, play_style: str = "optimal") -> JointRew
 def tictactoe_transition(*, agent: int = 0, play_style: str = "optimal") -> ExternalTransition:
     """A MAGRPO transition: the next prompt is the board after this branch's moves."""
 
-    def transition(
-        prompt: str,
-        agent_completions: Sequence[str],
-        num_agents: int,
-        prompt_history_per_agent: list[list[str]] | None = None,
-        response_history_per_agent: list[list[str]] | None = None,
-    ) -> list[str]:
-        if response_history_per_agent is not None:
-            moves = list(response_history_per_agent[agent])  # includes this turn's completion
-        else:
-            moves = [agent_completions[agent]]
+    def next_prompts(branch: Branch) -> list[str]:
+        moves = branch.response_history[agent]  # includes this turn's completion
         env, _, done = run_sync(_replay(moves, play_style))
         observation = env._get_terminal_observation() if done else env._get_next_observation()
-        return [observation.question for _ in range(num_agents)]
+        return [observation.question for _ in range(branch.num_agents)]
 
-    return transition
+    return transition_from(next_prompts)
