@@ -9,7 +9,7 @@ its own branch's history.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -236,6 +236,3 @@ def _child(
         prompt_history=prompt_history,
         response_history=response_history,
     )
-
-
-RewardCallable = Callable[[Sequence[JointSample]], Sequence[float]]

@@ -21,7 +21,7 @@ from langmarl.core.validation import did_you_mean
 from langmarl.magrpo import prompts
 from langmarl.magrpo.codecheck import extract_code, humaneval_asserts, run_tests, static_check
 from langmarl.magrpo.policy import Formatter
-from langmarl.magrpo.rollout import JointSample
+from langmarl.magrpo.rollout import JointRewardFunction, JointSample
 
 # Tiny built-in problems (HumanEval-style) so the task runs without any data file.
 TOY_CODING = [
@@ -48,7 +48,7 @@ class Task:
     train_dataset: list[dict[str, Any]]
     eval_dataset: list[dict[str, Any]]
     formatters: list[Formatter]
-    reward_func: Callable[[Sequence[JointSample]], list[float]]
+    reward_func: JointRewardFunction
     feedback_options: dict[str, Any] = field(default_factory=dict)
 
 
