@@ -194,7 +194,11 @@ class OrchestratorGRPO:
         c = self.config
         if resume_from is not None:
             self.resume(resume_from)
-        elif self.run.metrics() or ckpt.latest_checkpoint(self.run.path) is not None:
+        elif (
+            self.run.metrics()
+            or ckpt.latest_checkpoint(self.run.path) is not None
+            or self.run.file(CURVES_FILE).is_file()  # a run from before checkpoints
+        ):
             raise ConfigError(
                 f"output_dir {c.output_dir!r} already holds a run: continue it with "
                 "--resume latest, or start a new one elsewhere (--set grpo.output_dir=...)"

@@ -88,3 +88,15 @@ def test_sigkill_then_resume_loses_and_repeats_no_step(tmp_path: Path) -> None:
     events = [e["event"] for e in RunDir(run).events()]
     assert events.count("run_start") == 3 and events[-1] == "run_end"
     assert not list(run.rglob(".*.tmp"))
+
+
+def test_a_run_of_the_old_layout_resumes_into_the_contract(tiny_models, tmp_path: Path) -> None:
+    run = tmp_path / "old"
+    _trainer(tiny_models, run, save_steps=1).train()
+    (run / "run.json").unlink()  # the layout before the run contract: no run.json, no events
+    (run / "logs" / "events.jsonl").unlink()
+    assert find_runs(tmp_path)[0].layout == "old"
+    _trainer(tiny_models, run, max_steps=3, num_train_epochs=2, save_steps=1).train("latest")
+    record = RunDir(run).record()
+    assert (record.status, record.attempts, record.schema_version) == ("completed", 1, 1)
+    assert [m["step"] for m in RunDir(run).metrics()] == [1, 2, 3]
