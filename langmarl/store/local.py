@@ -61,6 +61,7 @@ from langmarl.core.files import (
 from langmarl.core.secrets import Redactor
 from langmarl.store.lock import RunLock
 from langmarl.store.run import (
+    EVENTS_FILE,
     METRICS_FILE,
     RUN_FILE,
     SCHEMA_VERSION,
@@ -234,7 +235,12 @@ class LocalStore:
         info["updated_at"] = now
         info["attempts"] = int(info.get("attempts", 0)) + 1
         self.write_json(run_id, RUN_FILE, info)
+        self._run_event(run_id, "run_start", attempt=info["attempts"], kind=kind)
         return info
+
+    def _run_event(self, run_id: str, name: str, **fields: Any) -> None:
+        """An event of the run contract (``run_start``, ``run_end``) in ``logs/events.jsonl``."""
+        self.append_event(run_id, EVENTS_FILE, {"time": time.time(), "event": name, **fields})
 
     def update_run(self, run_id: str, **fields: Any) -> dict[str, Any]:
         """Merge ``fields`` into ``run.json``."""
@@ -246,6 +252,8 @@ class LocalStore:
     def set_status(self, run_id: str, status: RunStatus, error: str | None = None) -> None:
         """Record the run's status (``running``/``completed``/``failed``/``stopped``)."""
         self.update_run(run_id, status=status, error=error)
+        if status != "running":
+            self._run_event(run_id, "run_end", status=status, error=error)
 
     def run_info(self, run_id: str) -> dict[str, Any]:
         """``run.json`` with the status made true: a ``running`` run whose process is gone

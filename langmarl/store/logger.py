@@ -11,9 +11,9 @@ import time
 from typing import Any
 
 from langmarl.store.local import LocalStore
+from langmarl.store.run import EVENTS_FILE
 
 LOG_FILE = "logs/run.log"
-EVENTS_FILE = "logs/events.jsonl"
 _LEVELS = {"DEBUG": 10, "INFO": 20, "WARNING": 30, "ERROR": 40}
 
 

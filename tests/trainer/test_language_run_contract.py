@@ -43,6 +43,8 @@ def test_a_tiny_language_run_is_a_run(tmp_path: Path) -> None:
     assert (record.kind, record.status, record.schema_version) == ("language", "completed", 1)
     assert record.config["exp_name"] == "tiny" and record.code["langmarl"]
     assert [(m["step"], m["iteration"]) for m in run.metrics()] == [(1, 0), (2, 1)]
+    events = [e["event"] for e in run.events()]
+    assert events[0] == "run_start" and events[-1] == "run_end" and "iteration_end" in events
     [summary] = find_runs(tmp_path / "experiments")
     assert (summary.kind, summary.progress) == ("language", "2/2 iterations")
     shown = CliRunner().invoke(
