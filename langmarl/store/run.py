@@ -94,16 +94,20 @@ def code_version() -> dict[str, str | None]:
     from langmarl import __version__
 
     commit = None
+    package = Path(__file__).resolve().parents[1]
     with contextlib.suppress(OSError, subprocess.SubprocessError):
         done = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            cwd=Path(__file__).resolve().parent,
+            ["git", "rev-parse", "--show-toplevel", "HEAD"],
+            cwd=package,
             capture_output=True,
             text=True,
             timeout=5,
         )
-        commit = done.stdout.strip() if done.returncode == 0 else None
-    return {"langmarl": __version__, "git_commit": commit or None}
+        lines = done.stdout.split() if done.returncode == 0 else []
+        # only langmarl's own checkout: an installed copy may sit inside another repository
+        if len(lines) == 2 and Path(lines[0]).resolve() == package.parent:
+            commit = lines[1]
+    return {"langmarl": __version__, "git_commit": commit}
 
 
 def process_start(pid: int) -> str | None:

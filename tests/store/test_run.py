@@ -23,7 +23,8 @@ def test_start_writes_the_record_and_streams(tmp_path: Path) -> None:
         run.event("step", step=1)
     record = run.record()
     assert record.kind == "magrpo" and record.status == "completed" and record.error is None
-    assert record.code["langmarl"] and record.config == {"key": "[REDACTED]", "lr": 0.1}
+    assert record.config == {"key": "[REDACTED]", "lr": 0.1}
+    assert record.code["langmarl"] and len(record.code["git_commit"] or "0" * 40) == 40
     assert record.total_steps == 3  # type: ignore[attr-defined]  # a kind's extra field
     assert run.metrics() == [{"step": 1, "reward_mean": 0.5, "note": "echo [REDACTED]"}]
     assert [e["event"] for e in run.events()] == ["run_start", "step", "run_end"]
