@@ -26,7 +26,7 @@ _MARK = "@@LANGMARL-TEST-RESULTS@@"
 # end; each test fails on its own.
 _HARNESS = f"""
 import json, sys
-namespace = {{"__name__": "__main__"}}
+namespace = {{"__name__": "__main__", "__file__": "solution.py"}}
 try:
     exec(compile(open("solution.py").read(), "solution.py", "exec"), namespace)
 except SystemExit as exc:

@@ -16,8 +16,8 @@ def test_each_test_passes_or_fails_on_its_own() -> None:
 
 
 def test_the_code_output_and_a_clean_exit_are_kept() -> None:
-    report = run_code_tests("import sys\nprint('hi')\nsys.exit(0)\n")
-    assert report.ok and report.output == "hi\n" and report.passed == []
+    report = run_code_tests("import sys\nprint('hi', __name__, __file__)\nsys.exit(0)\n")
+    assert report.ok and report.output == "hi __main__ solution.py\n" and report.passed == []
 
 
 async def test_code_that_fails_to_run_fails_every_test_with_the_reason() -> None:
