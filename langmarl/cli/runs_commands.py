@@ -56,18 +56,18 @@ def list_runs(
     if not found:
         console.print(f"No runs in {', '.join(str(r) for r in roots)}.")
         return
-    table = Table()
-    for column in ("run", "kind", "status", "progress", "score", "updated", "path"):
-        table.add_column(column, no_wrap=column in ("run", "kind", "status"))
+    old = any(run.layout == "old" for run in found)
+    table = Table(caption="* a layout from before the run contract, read as such" if old else None)
+    for column in ("run", "kind", "status", "progress", "score", "updated"):
+        table.add_column(column, overflow="fold")
     for run in found:
         table.add_row(
-            run.run_id,
+            str(run.path),
             run.kind,
-            run.status + (" (old layout)" if run.layout == "old" else ""),
+            run.status + ("*" if run.layout == "old" else ""),
             run.progress,
             "" if run.score is None else f"{run.score:.3f}",
-            time.strftime("%Y-%m-%d %H:%M", time.localtime(run.updated_at)),
-            str(run.path),
+            time.strftime("%m-%d %H:%M", time.localtime(run.updated_at)),
         )
     console.print(table)
 
