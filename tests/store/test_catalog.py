@@ -92,3 +92,14 @@ def test_runs_command_filters_and_refuses_unknown_values(tmp_path: Path) -> None
     assert "old_parl" in result.output and "old_session" not in result.output
     result = runner.invoke(app, ["runs", *roots, "--kind", "magrp"])
     assert result.exit_code != 0 and "Did you mean 'magrpo'" in str(result.exception)
+
+
+def test_plots_follow_the_recorded_kind(tmp_path: Path) -> None:
+    from langmarl.plots import detect_kind
+
+    for kind, plotted in (("p2p_session", "reward"), ("magrpo", "weight")):
+        run = RunDir(tmp_path / kind)
+        run.start(kind)
+        run.log_metrics(1, intent_score=0.5)  # metrics.jsonl alone would look like weight space
+        assert detect_kind(run.path).name == plotted
+    assert detect_kind(_language_run(tmp_path / "lang")).name == "language"
