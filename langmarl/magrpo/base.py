@@ -145,9 +145,19 @@ class WeightSpaceTrainer:
 
         Args:
             resume_from: ``"latest"`` or a ``checkpoints/step-*`` directory to continue from.
+
+        Raises:
+            ConfigError: when starting from step 0 in an ``output_dir`` that has checkpoints
+                (metrics of steps never checkpointed are dropped: those steps are redone).
         """
         if resume_from is not None:
             self.load_checkpoint(resume_from)
+        elif self.step == 0 and ckpt.latest_checkpoint(self.run_dir) is not None:
+            raise ConfigError(
+                f"output_dir {str(self.run_dir)!r} already holds a run with checkpoints: "
+                "continue it with resume_from='latest' (CLI: --resume latest), or train into "
+                "a new output_dir"
+            )
         config = self._config_record()
         atomic_write_json(self.run_dir / "config.json", config)
         self.run.start(self.algorithm, config=config, total_steps=self.total_steps)

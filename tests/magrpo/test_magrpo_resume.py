@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from langmarl.cli import build_app
+from langmarl.core.errors import ConfigError
 from langmarl.magrpo.config import MAGRPOConfig
 from langmarl.magrpo.trainer import MAGRPOTrainer
 from langmarl.store.catalog import find_runs
@@ -96,6 +97,8 @@ def test_a_run_of_the_old_layout_resumes_into_the_contract(tiny_models, tmp_path
     (run / "run.json").unlink()  # the layout before the run contract: no run.json, no events
     (run / "logs" / "events.jsonl").unlink()
     assert find_runs(tmp_path)[0].layout == "old"
+    with pytest.raises(ConfigError, match="already holds a run"):
+        _trainer(tiny_models, run, max_steps=3).train()
     _trainer(tiny_models, run, max_steps=3, num_train_epochs=2, save_steps=1).train("latest")
     record = RunDir(run).record()
     assert (record.status, record.attempts, record.schema_version) == ("completed", 1, 1)
