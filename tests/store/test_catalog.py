@@ -103,3 +103,10 @@ def test_plots_follow_the_recorded_kind(tmp_path: Path) -> None:
         run.log_metrics(1, intent_score=0.5)  # metrics.jsonl alone would look like weight space
         assert detect_kind(run.path).name == plotted
     assert detect_kind(_language_run(tmp_path / "lang")).name == "language"
+
+
+def test_a_corrupt_run_is_listed_as_unreadable_with_the_fix(tmp_path: Path) -> None:
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "run.json").write_text('{"kind": "magr')  # torn by hand
+    [summary] = find_runs(tmp_path)
+    assert summary.status == "unreadable" and "Delete run.json" in (summary.error or "")
