@@ -19,6 +19,7 @@ from langmarl.core.errors import ConfigError
 from langmarl.core.mappings import read_mapping
 from langmarl.core.validation import config_error
 from langmarl.llm.config import LLMConfig, coerce_llm
+from langmarl.tracking.factory import ReportTo
 
 Paradigm = Literal["central_global", "central_credit"]
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
@@ -84,6 +85,11 @@ class BaseConfig(BaseModel):
     """Logging level."""
     seed: int | None = None
     """Seed for task sampling and mini-batch selection (``None``: not reproducible)."""
+    report_to: ReportTo = Field(default_factory=list)
+    """Experiment trackers fed from the run's ``metrics.jsonl`` while it trains:
+    ``"tensorboard"``, ``"mlflow"``, ``"wandb"``, ``"trackio"``, a list of them, ``"all"``
+    (every installed one) or ``"none"`` (the default); each needs its extra, e.g.
+    ``pip install 'langmarl[tensorboard]'``. Local trackers write inside the run directory."""
     validate_updates: bool = True
     """Score every candidate policy on a fixed validation batch before it replaces the
     current one, and keep it only if its score is not lower (``False``: accept every update,

@@ -163,7 +163,7 @@ class WeightSpaceTrainer:
         self.run.start(self.algorithm, config=config, total_steps=self.total_steps)
         for relpath in (METRICS_FILE, EVAL_FILE):  # steps after the checkpoint: trained again
             self.run.rewind(self.step, relpath)
-        with self.run.tracking():
+        with self.run.tracking(), self.run.reporting(self.args.report_to, config):
             return self._train_steps()
 
     def _train_steps(self) -> list[dict[str, float]]:

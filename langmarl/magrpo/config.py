@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from langmarl.core.errors import ConfigError
+from langmarl.tracking.factory import ReportTo
 
 JointMode = Literal["align", "cross"]
 AdvantageMode = Literal["mean", "raw", "max", "rloo"]
@@ -84,6 +85,11 @@ class TrainerConfig(BaseModel):
     """Use prompts returned by the external feedback as-is instead of re-running the formatter."""
     logging_steps: int = Field(default=1, ge=1)
     """Write a metrics line every this many steps."""
+    report_to: ReportTo = Field(default_factory=list)
+    """Experiment trackers fed from the run's ``metrics.jsonl`` while it trains:
+    ``"tensorboard"``, ``"mlflow"``, ``"wandb"``, ``"trackio"``, a list of them, ``"all"``
+    (every installed one) or ``"none"`` (the default); each needs its extra, e.g.
+    ``pip install 'langmarl[tensorboard]'``. Local trackers write inside the run directory."""
     save_steps: int | None = Field(default=None, ge=1)
     """Save a checkpoint every this many steps (None: only at the end)."""
     eval_interval: int | None = Field(default=None, ge=1)

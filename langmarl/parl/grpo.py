@@ -205,7 +205,7 @@ class OrchestratorGRPO:
             )
         self.run.start("parl_grpo", config=c.model_dump(mode="json"), total_steps=c.num_steps)
         self.run.rewind(self.completed_steps - 1)  # metrics' step counts from 0
-        with self.run.tracking():
+        with self.run.tracking(), self.run.reporting(c.report_to, c.model_dump(mode="json")):
             for step in range(self.completed_steps, c.num_steps):
                 self.step(step)
                 self.completed_steps = step + 1

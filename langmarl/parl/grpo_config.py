@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from langmarl.core.validation import config_error
 from langmarl.magrpo.config import LoRAConfig
+from langmarl.tracking.factory import ReportTo
 
 
 class OrchestratorGRPOConfig(BaseModel):
@@ -60,6 +61,11 @@ class OrchestratorGRPOConfig(BaseModel):
     after the last, keeping the newest only; ``--resume latest`` continues from it. ``None``:
     no checkpoints (a killed run cannot resume). A full-model checkpoint of the embedded model
     is ~1.6 GB with its optimizer: raise it, or use ``lora``, for long full fine-tuning."""
+    report_to: ReportTo = Field(default_factory=list)
+    """Experiment trackers fed from the run's ``metrics.jsonl`` while it trains:
+    ``"tensorboard"``, ``"mlflow"``, ``"wandb"``, ``"trackio"``, a list of them, ``"all"``
+    (every installed one) or ``"none"`` (the default); each needs its extra, e.g.
+    ``pip install 'langmarl[tensorboard]'``. Local trackers write inside the run directory."""
     num_threads: int | None = Field(default=None, ge=1)
     """``torch.set_num_threads`` for the run (``None``: leave it). ``langmarl parl grpo``
     also gives the embedded sub-agents' engine this many threads unless

@@ -38,7 +38,7 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -46,6 +46,9 @@ from langmarl.core.errors import ConfigError, RunFileError
 from langmarl.core.files import append_jsonl, atomic_write_text, load_json_file, read_jsonl
 from langmarl.core.secrets import Redactor, environment_secrets
 from langmarl.store.lock import RunLock
+
+if TYPE_CHECKING:
+    from langmarl.tracking.export import MetricsFollower
 
 SCHEMA_VERSION = 1
 """Version of the layout above; bumped when a reader of the old one would misread it."""
@@ -182,6 +185,7 @@ class RunDir:
         self.path = Path(path)
         self.redact = redact if redact is not None else Redactor(environment_secrets())
         self.resume_hint = resume_hint
+        self._follower: MetricsFollower | None = None
 
     def __repr__(self) -> str:
         return f"RunDir({str(self.path)!r})"
@@ -220,6 +224,8 @@ class RunDir:
 
         clean = json.loads(self.redact(json.dumps(record, ensure_ascii=False, default=str)))
         append_jsonl(self.file(relpath), clean)
+        if relpath == METRICS_FILE and self._follower is not None:
+            self._follower.sync()
 
     # -- run.json ---------------------------------------------------------------------------
     def read(self) -> dict[str, Any] | None:
@@ -305,6 +311,26 @@ class RunDir:
             self.finish("failed", f"{type(exc).__name__}: {exc}")
             raise
         self.finish("completed")
+
+    @contextlib.contextmanager
+    def reporting(
+        self, report_to: str | list[str] | None, config: dict[str, Any] | None = None
+    ) -> Iterator[None]:
+        """While inside, every line appended to ``metrics.jsonl`` also goes to the trackers
+        ``report_to`` names (:mod:`langmarl.tracking`); they are closed at the end.
+
+        Raises:
+            ConfigError, MissingDependencyError: for an invalid or missing tracker, before
+                the block runs.
+        """
+        from langmarl.tracking.export import reporting
+
+        with reporting(report_to, self.path, self.run_id, config) as follower:
+            self._follower = follower
+            try:
+                yield
+            finally:
+                self._follower = None
 
     # -- streams ----------------------------------------------------------------------------
     def log_metrics(self, step: int, **series: Any) -> None:

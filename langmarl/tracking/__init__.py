@@ -11,6 +11,7 @@ from langmarl._lazy import lazy_getattr
 
 _NAMES = {
     "MLflowTracker": "langmarl.tracking.backends",
+    "MetricsFollower": "langmarl.tracking.export",
     "ReportTo": "langmarl.tracking.factory",
     "TRACKERS": "langmarl.tracking.factory",
     "TensorBoardTracker": "langmarl.tracking.backends",
@@ -23,6 +24,7 @@ _NAMES = {
     "make_trackers": "langmarl.tracking.factory",
     "normalize_report_to": "langmarl.tracking.factory",
     "replay": "langmarl.tracking.export",
+    "reporting": "langmarl.tracking.export",
 }
 __all__ = sorted(_NAMES)
 __getattr__ = lazy_getattr(__name__, _NAMES)
@@ -35,7 +37,7 @@ if TYPE_CHECKING:
         WandbTracker,
     )
     from langmarl.tracking.base import Tracker, TrackerGroup, flatten_metrics
-    from langmarl.tracking.export import replay
+    from langmarl.tracking.export import MetricsFollower, replay, reporting
     from langmarl.tracking.factory import (
         TRACKERS,
         ReportTo,

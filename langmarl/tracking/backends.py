@@ -14,6 +14,7 @@ import json
 import os
 import re
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -43,7 +44,10 @@ class TensorBoardTracker:
 
     def __init__(self, log_dir: str | Path) -> None:
         self.log_dir = Path(log_dir)
-        self._writer = _summary_writer()(log_dir=str(self.log_dir))
+        # a unique suffix: a resumed run started in the same second must not overwrite the
+        # event file of the attempt before (tensorboardX names files by time and host)
+        suffix = f".{os.getpid()}.{uuid.uuid4().hex[:8]}"
+        self._writer = _summary_writer()(log_dir=str(self.log_dir), filename_suffix=suffix)
         self._closed = False
 
     def log(self, metrics: dict[str, float], step: int) -> None:

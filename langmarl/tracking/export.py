@@ -1,8 +1,12 @@
-"""Replay a run's ``metrics.jsonl`` into trackers: export a finished run after the fact."""
+"""A run's ``metrics.jsonl`` into trackers: :func:`replay` exports a finished run after the
+fact, :func:`reporting` follows a run while it trains (each step sent once)."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from langmarl.core.errors import ConfigError, RunFileError
 from langmarl.core.files import read_jsonl
@@ -47,3 +51,75 @@ def replay(metrics_jsonl_path: str | Path, trackers: Tracker | list[Tracker]) ->
 
 
 _FIX = "Each line must be a JSON object with an integer 'step'; fix or delete that line."
+
+
+class MetricsFollower:
+    """Sends the records of a growing ``metrics.jsonl`` to trackers, each step once.
+
+    Records already in the file when the follower starts (the steps a resumed run finished
+    before) are not sent again; call :meth:`sync` after each write of the file and
+    :meth:`close` at the end.
+
+    Args:
+        path: The run's ``metrics.jsonl``.
+        group: The trackers (an empty group makes :meth:`sync` a no-op).
+    """
+
+    def __init__(self, path: str | Path, group: TrackerGroup) -> None:
+        self.path = Path(path)
+        self.group = group
+        steps = [step for step in map(_step, self._records()) if step is not None]
+        self.sent_step: int | None = max(steps, default=None)
+
+    def _records(self) -> list[Any]:
+        return read_jsonl(self.path) if self.group.trackers and self.path.is_file() else []
+
+    def sync(self) -> int:
+        """Log the records whose step is after the last one sent; returns how many."""
+        sent = 0
+        for record in self._records():
+            step = _step(record)
+            if step is None or (self.sent_step is not None and step <= self.sent_step):
+                continue
+            self.group.log_record(record)
+            self.sent_step, sent = step, sent + 1
+        return sent
+
+    def close(self) -> None:
+        """Send what is left, then close the trackers."""
+        try:
+            self.sync()
+        finally:
+            self.group.close()
+
+
+def _step(record: Any) -> int | None:
+    if not isinstance(record, dict):
+        return None
+    try:
+        return record_step(record)
+    except ConfigError:
+        return None
+
+
+@contextlib.contextmanager
+def reporting(
+    report_to: str | list[str] | None,
+    run_dir: str | Path,
+    run_name: str,
+    config: dict[str, Any] | None = None,
+) -> Iterator[MetricsFollower]:
+    """The trackers ``report_to`` names, following ``<run_dir>/metrics.jsonl`` for the
+    block's length (closed at its end, whatever happens). ``"none"``/``[]`` builds nothing.
+
+    Raises:
+        ConfigError, MissingDependencyError: as :func:`make_trackers`, before the block runs.
+    """
+    from langmarl.tracking.factory import make_trackers
+
+    group = make_trackers(report_to, run_dir, run_name, config)
+    follower = MetricsFollower(Path(run_dir) / "metrics.jsonl", group)
+    try:
+        yield follower
+    finally:
+        follower.close()

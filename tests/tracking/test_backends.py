@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pytest
-
 from langmarl.tracking import make_trackers
 from langmarl.tracking.backends import MLflowTracker, mlflow_key
 
@@ -24,7 +22,6 @@ def _write(report_to: str, run_dir: Path) -> list[object]:
 
 
 def test_tensorboard_event_files_load_in_tensorboard(tmp_path: Path) -> None:
-    pytest.importorskip("tensorboard")
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     _write("tensorboard", tmp_path)
@@ -36,7 +33,6 @@ def test_tensorboard_event_files_load_in_tensorboard(tmp_path: Path) -> None:
 
 
 def test_mlflow_file_store_holds_the_metric_history_and_params(tmp_path: Path) -> None:
-    pytest.importorskip("mlflow")
     from mlflow.tracking import MlflowClient
 
     before = os.environ.get("MLFLOW_ALLOW_FILE_STORE")

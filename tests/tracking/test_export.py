@@ -52,7 +52,6 @@ def test_a_missing_file_is_an_error(tmp_path: Path, recorder: Any) -> None:
 
 
 def test_a_finished_run_exports_to_tensorboard(tmp_path: Path) -> None:
-    pytest.importorskip("tensorboard")
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     path = _metrics(tmp_path, *(json.dumps({"step": s, "reward": s / 4}) for s in range(4)))

@@ -48,7 +48,6 @@ def _key(item: Any) -> str:
 def test_wandb_offline_run_holds_the_history_and_config(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pytest.importorskip("wandb")
     monkeypatch.setenv("WANDB_SILENT", "true")
     _log_two_steps("wandb", tmp_path)
     (run_file,) = (tmp_path / "wandb").glob("offline-run-*/run-*.wandb")
@@ -76,7 +75,6 @@ def test_wandb_offline_run_holds_the_history_and_config(
 def test_trackio_local_run_holds_the_metrics(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pytest.importorskip("trackio")
     from trackio import sqlite_storage, utils
 
     monkeypatch.setattr(utils, "TRACKIO_DIR", tmp_path)  # keep the test's runs out of ~/.cache
