@@ -27,7 +27,7 @@ import contextlib
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from langmarl.config.base import BaseConfig
@@ -39,6 +39,7 @@ from langmarl.llm.client import LLMClient, run_sync
 from langmarl.llm.tracker import UsageLedger
 from langmarl.store import LocalStore, PolicyCheckpoint, RunLogger, TrajectoryStore
 from langmarl.textgrad.grounding import check_grounding
+from langmarl.tracking.export import MetricsFollower, reporting
 from langmarl.trainer.callbacks import Callback, LoggingCallback
 from langmarl.trainer.decisions import DecisionLog, check_validation_size
 from langmarl.trainer.health import check_failures
@@ -114,6 +115,7 @@ class MonteCarloTrainer:
         )
         self.trajectories = TrajectoryStore(self.store, self.run_id)
         self.lock = self.store.lock(self.run_id)
+        self._follower: MetricsFollower | None = None
         self.logger = RunLogger(self.store, self.run_id, config.log_level)
         check_grounding(config.grounded_feedback, env)
         self.limits = WorkerLimits.from_config(config)
@@ -234,6 +236,8 @@ class MonteCarloTrainer:
         """Rewrite ``metrics.json`` and the run's progress from the checkpoints."""
         metrics = self.checkpoint.all_stats()
         self.store.save_metrics(self.run_id, metrics)
+        if self._follower is not None:
+            self._follower.sync()
         rewards = [m.get("avg_reward", 0.0) for m in metrics]
         self.store.update_run(
             self.run_id,
@@ -253,13 +257,29 @@ class MonteCarloTrainer:
             self.emit("on_train_start", self)
             return await self._iterate(first, end)
 
-        with self.lock, redacting_logs(self.store.redact):  # no key in any log line either
+        with (
+            self.lock,
+            redacting_logs(self.store.redact),  # no key in any log line either
+            self._reporting(),
+        ):
             self.stop_reason = None
             try:
                 await self._tracked(run())
             finally:
                 self.emit("on_train_end", self._status, self)
             return self._sync_metrics()
+
+    @contextlib.contextmanager
+    def _reporting(self) -> Iterator[None]:
+        """Feed ``metrics.jsonl`` to the ``report_to`` trackers while training."""
+        config = self.config.model_dump(mode="json")
+        run_dir = self.store.run_dir(self.run_id)
+        with reporting(self.config.report_to, run_dir, self.run_id, config) as follower:
+            self._follower = follower
+            try:
+                yield
+            finally:
+                self._follower = None
 
     async def _iterate(self, first: int, end: int) -> str:
         for iteration in range(first, end):
@@ -310,7 +330,7 @@ class MonteCarloTrainer:
         return run_sync(self._atrain_one(iteration))
 
     async def _atrain_one(self, iteration: int) -> dict[str, Any]:
-        with self.lock, redacting_logs(self.store.redact):
+        with self.lock, redacting_logs(self.store.redact), self._reporting():
             return await self._atrain_one_locked(iteration)
 
     async def _atrain_one_locked(self, iteration: int) -> dict[str, Any]:
