@@ -3,6 +3,8 @@ and the held-out comparison of a run's untrained and trained agents."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -72,12 +74,13 @@ def _train_locked(run: RunConfig, resume: str | None, plot: bool) -> None:
         report.write(args.output_dir)
         _print_headline(report, bold=False)
     _train_with_progress(trainer)
-    if report is not None:
-        report.after = heldout_scores(trainer, _heldout(trainer), f"step {trainer.step}")
-        report.write(args.output_dir)
-        _print_samples(report)
-    else:
-        console.print(f"eval: {trainer.evaluate()}")
+    with _status_after_training(trainer):
+        if report is not None:
+            report.after = heldout_scores(trainer, _heldout(trainer), f"step {trainer.step}")
+            report.write(args.output_dir)
+            _print_samples(report)
+        else:
+            console.print(f"eval: {trainer.evaluate()}")
     console.print(
         f"metrics: {args.output_dir}/metrics.jsonl; checkpoints: {args.output_dir}/checkpoints/"
     )
@@ -85,6 +88,21 @@ def _train_locked(run: RunConfig, resume: str | None, plot: bool) -> None:
         _plot(args.output_dir)
     if report is not None:
         _print_headline(report)
+
+
+@contextlib.contextmanager
+def _status_after_training(trainer: WeightSpaceTrainer) -> Iterator[None]:
+    """The held-out pass after training is part of the run: if it fails (or is interrupted),
+    ``run.json`` says so instead of ``completed``."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        trainer.run.finish("stopped", "interrupted during the held-out evaluation")
+        raise
+    except Exception as exc:
+        reason = f"held-out evaluation after training failed: {type(exc).__name__}: {exc}"
+        trainer.run.finish("failed", reason)
+        raise
 
 
 def evaluate(
