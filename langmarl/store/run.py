@@ -225,7 +225,7 @@ class RunDir:
         clean = json.loads(self.redact(json.dumps(record, ensure_ascii=False, default=str)))
         append_jsonl(self.file(relpath), clean)
         if relpath == METRICS_FILE and self._follower is not None:
-            self._follower.sync()
+            self._follower.send(clean)
 
     # -- run.json ---------------------------------------------------------------------------
     def read(self) -> dict[str, Any] | None:

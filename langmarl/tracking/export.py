@@ -74,16 +74,20 @@ class MetricsFollower:
     def _records(self) -> list[Any]:
         return read_jsonl(self.path) if self.group.trackers and self.path.is_file() else []
 
+    def send(self, record: Any) -> bool:
+        """Log one record if its step is after the last one sent (for a writer that appends
+        one line at a time: no re-reading of the file); returns whether it was sent."""
+        step = _step(record)
+        if step is None or (self.sent_step is not None and step <= self.sent_step):
+            return False
+        self.group.log_record(record)
+        self.sent_step = step
+        return True
+
     def sync(self) -> int:
-        """Log the records whose step is after the last one sent; returns how many."""
-        sent = 0
-        for record in self._records():
-            step = _step(record)
-            if step is None or (self.sent_step is not None and step <= self.sent_step):
-                continue
-            self.group.log_record(record)
-            self.sent_step, sent = step, sent + 1
-        return sent
+        """Log the file's records whose step is after the last one sent (for a writer that
+        rewrites the file); returns how many."""
+        return sum(self.send(record) for record in self._records())
 
     def close(self) -> None:
         """Send what is left, then close the trackers."""

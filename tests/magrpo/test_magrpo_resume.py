@@ -3,10 +3,8 @@ SIGKILLed run resumes from its newest checkpoint with no step lost or repeated."
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +16,7 @@ from langmarl.magrpo.config import MAGRPOConfig
 from langmarl.magrpo.trainer import MAGRPOTrainer
 from langmarl.store.catalog import find_runs
 from langmarl.store.run import RunDir
+from langmarl.testing.processes import kill_after_metric_lines
 
 TARGET = Path(__file__).with_name("magrpo_kill_target.py")
 DATA = [{"prompt": "Say hi."}, {"prompt": "Name a color."}]
@@ -61,24 +60,12 @@ def test_status_is_truthful_on_errors(tiny_models, tmp_path: Path, error, status
     assert record.error == ("interrupted" if status == "stopped" else "RuntimeError: reward broke")
 
 
-def _metric_lines(run: Path) -> int:
-    path = run / "metrics.jsonl"
-    return len(path.read_text().splitlines()) if path.exists() else 0
-
-
 @pytest.mark.slow
 def test_sigkill_then_resume_loses_and_repeats_no_step(tmp_path: Path) -> None:
     run, steps = tmp_path / "killed", 8
     command = [sys.executable, str(TARGET), str(run), str(steps), "0.3"]
     for kill_after in (2, 5):
-        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 180
-        while _metric_lines(run) < kill_after and proc.poll() is None:
-            assert time.monotonic() < deadline, "no progress"
-            time.sleep(0.05)
-        assert proc.poll() is None, proc.stderr.read().decode()[-2000:] if proc.stderr else ""
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        kill_after_metric_lines(command, run, kill_after)
         record = RunDir(run).record()
         assert record.status == "failed" and "--resume latest" in (record.error or "")
     final = subprocess.run(command, capture_output=True, text=True, timeout=300)

@@ -6,13 +6,15 @@ Usage: parl_grpo_kill_target.py OUTPUT_DIR STEPS [LATENCY_S]"""
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import torch
-import transformers
+
+sys.path.insert(0, str(Path(__file__).parent))
+from tiny_orchestrator import tiny_model
 
 from langmarl.envs.parallel.env import ParallelTasksEnv
 from langmarl.magrpo.config import LoRAConfig
-from langmarl.magrpo.policy import embedded_model_dir
 from langmarl.parl.grpo import OrchestratorGRPO, OrchestratorGRPOConfig
 from langmarl.parl.grpo_checkpoint import latest_checkpoint
 from langmarl.testing import ScriptedLLM, scripted_config
@@ -20,15 +22,7 @@ from langmarl.testing import ScriptedLLM, scripted_config
 
 def main(output_dir: str, steps: int, latency: float) -> None:
     torch.set_num_threads(1)
-    tokenizer = transformers.AutoTokenizer.from_pretrained(embedded_model_dir())
-    tokenizer.pad_token = tokenizer.pad_token or tokenizer.eos_token
-    config = transformers.LlamaConfig(
-        vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=1,
-        num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=512,
-        eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id,
-    )  # fmt: skip
-    torch.manual_seed(0)
-    model = transformers.LlamaForCausalLM(config)
+    model, tokenizer = tiny_model()
     subagents = ScriptedLLM(lambda r: "ANSWER: 3", latency=latency,
                             config=scripted_config(max_retries=0))  # fmt: skip
     env = ParallelTasksEnv(num_tasks=2, subagent_llm=subagents, max_subagent_steps=1,
@@ -38,8 +32,6 @@ def main(output_dir: str, steps: int, latency: float) -> None:
         lora=LoRAConfig(r=2, alpha=4), output_dir=output_dir, num_threads=1,
     )  # fmt: skip
     trainer = OrchestratorGRPO(env, grpo, model=model, tokenizer=tokenizer)
-    from pathlib import Path
-
     resume = "latest" if latest_checkpoint(Path(output_dir)) is not None else None
     trainer.train(resume_from=resume)
 

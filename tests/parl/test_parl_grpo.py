@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 import torch
-import transformers
+from tiny_orchestrator import tiny_model
 
 from langmarl.core.errors import LLMError
 from langmarl.envs.parallel.env import ParallelTasksEnv
@@ -16,20 +16,6 @@ from langmarl.llm.types import ChatRequest
 from langmarl.parl.curves import CURVES_FILE
 from langmarl.parl.grpo import OrchestratorGRPO, OrchestratorGRPOConfig
 from langmarl.testing import ScriptedLLM, scripted_config
-
-
-def _tiny_model() -> tuple[Any, Any]:
-    from langmarl.magrpo.policy import embedded_model_dir
-
-    tokenizer = transformers.AutoTokenizer.from_pretrained(embedded_model_dir())
-    tokenizer.pad_token = tokenizer.pad_token or tokenizer.eos_token
-    config = transformers.LlamaConfig(
-        vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=1,
-        num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=512,
-        eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id,
-    )  # fmt: skip
-    torch.manual_seed(0)
-    return transformers.LlamaForCausalLM(config), tokenizer
 
 
 def _flaky_subagents() -> Any:
@@ -45,7 +31,7 @@ def _flaky_subagents() -> Any:
 
 
 def test_grpo_step_updates_the_orchestrator_and_records_curves(tmp_path: Path) -> None:
-    model, tokenizer = _tiny_model()
+    model, tokenizer = tiny_model()
     env = ParallelTasksEnv(num_tasks=2, subagent_llm=_flaky_subagents(), max_subagent_steps=1)
     config = OrchestratorGRPOConfig(
         num_steps=2, num_generations=3, max_new_tokens=8, learning_rate=1e-2,
@@ -72,7 +58,7 @@ def test_grpo_step_updates_the_orchestrator_and_records_curves(tmp_path: Path) -
 def test_lora_trains_only_the_adapters_and_metrics_record_the_step(tmp_path: Path) -> None:
     from langmarl.magrpo.config import LoRAConfig
 
-    model, tokenizer = _tiny_model()
+    model, tokenizer = tiny_model()
     base = {name: p.detach().clone() for name, p in model.named_parameters()}
     env = ParallelTasksEnv(num_tasks=2, subagent_llm=_flaky_subagents(), max_subagent_steps=1,
                            combine="join", plan_fallback="single")  # fmt: skip

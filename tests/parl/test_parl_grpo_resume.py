@@ -3,14 +3,13 @@ and resumed (in process and after SIGKILL) with no step lost or repeated."""
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 import torch
+from tiny_orchestrator import tiny_model
 
 from langmarl.core.errors import ConfigError
 from langmarl.envs.parallel.env import ParallelTasksEnv
@@ -20,13 +19,13 @@ from langmarl.parl.grpo import OrchestratorGRPO, OrchestratorGRPOConfig
 from langmarl.store.catalog import find_runs
 from langmarl.store.run import RunDir
 from langmarl.testing import ScriptedLLM, scripted_config
-from tests.parl.test_parl_grpo import _tiny_model
+from langmarl.testing.processes import kill_after_metric_lines
 
 TARGET = Path(__file__).with_name("parl_grpo_kill_target.py")
 
 
 def _trainer(output_dir: Path, num_steps: int) -> OrchestratorGRPO:
-    model, tokenizer = _tiny_model()
+    model, tokenizer = tiny_model()
     subagents = ScriptedLLM(lambda r: "ANSWER: 3", config=scripted_config(max_retries=0))
     env = ParallelTasksEnv(num_tasks=2, subagent_llm=subagents, max_subagent_steps=1,
                            combine="join", plan_fallback="single")  # fmt: skip
@@ -64,24 +63,12 @@ def test_checkpoint_resume_and_listing(tmp_path: Path) -> None:
     assert episodes.count('"plan_status"') == 3 * 2
 
 
-def _metric_lines(run: Path) -> int:
-    path = run / "metrics.jsonl"
-    return len(path.read_text().splitlines()) if path.exists() else 0
-
-
 @pytest.mark.slow
 def test_sigkill_then_resume_loses_and_repeats_no_step(tmp_path: Path) -> None:
     run, steps = tmp_path / "killed", 7
     command = [sys.executable, str(TARGET), str(run), str(steps), "0.3"]
     for kill_after in (2, 4):
-        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 180
-        while _metric_lines(run) < kill_after and proc.poll() is None:
-            assert time.monotonic() < deadline, "no progress"
-            time.sleep(0.05)
-        assert proc.poll() is None, proc.stderr.read().decode()[-2000:] if proc.stderr else ""
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        kill_after_metric_lines(command, run, kill_after)
         record = RunDir(run).record()
         assert record.status == "failed" and "--resume latest" in (record.error or "")
     final = subprocess.run(command, capture_output=True, text=True, timeout=300)

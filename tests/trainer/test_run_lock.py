@@ -6,23 +6,15 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from langmarl.core.errors import RunLockedError
 from langmarl.store import RunLock
+from langmarl.testing.processes import wait_until
 
 TARGET = Path(__file__).with_name("kill_target.py")
-
-
-def _wait_for(path: Path, proc: subprocess.Popen[bytes], timeout_s: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not path.exists():
-        assert proc.poll() is None, proc.communicate()[1].decode()
-        assert time.monotonic() < deadline, f"{path} never appeared"
-        time.sleep(0.05)
 
 
 def test_a_second_process_gets_a_clear_error_and_a_killed_holder_frees_the_run(
@@ -32,7 +24,8 @@ def test_a_second_process_gets_a_clear_error_and_a_killed_holder_frees_the_run(
     run = tmp_path / "killed"
     first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        _wait_for(run / "policies/iter_0000/manifest.json", first)
+        checkpoint = run / "policies/iter_0000/manifest.json"
+        wait_until(checkpoint.exists, first, 60, "the first checkpoint")
         second = subprocess.run(command, capture_output=True, text=True, timeout=120)
         assert second.returncode != 0
         assert f"RunLockedError: run {run} is in use by process {first.pid}" in second.stderr
@@ -45,12 +38,15 @@ def test_a_second_process_gets_a_clear_error_and_a_killed_holder_frees_the_run(
     assert RunLock(run).holder() is None
     third = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        _wait_for(run / "logs", third)
-        deadline = time.monotonic() + 60
-        while json.loads((run / "run.json").read_text()).get("pid") != third.pid:
-            assert third.poll() is None, third.communicate()[1].decode()
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        wait_until(
+            lambda: (
+                (run / "run.json").exists()
+                and json.loads((run / "run.json").read_text()).get("pid") == third.pid
+            ),
+            third,
+            60,
+            "the resumed attempt owning the run",
+        )
         assert json.loads((run / "run.json").read_text())["attempts"] == 2
     finally:
         third.send_signal(signal.SIGKILL)

@@ -1,0 +1,51 @@
+"""Helpers for tests that kill real training processes: wait for a state with a hang guard,
+and SIGKILL a process once it reached one."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+
+def wait_until(
+    reached: Callable[[], bool],
+    process: subprocess.Popen[bytes] | None = None,
+    timeout_s: float = 180.0,
+    what: str = "the awaited state",
+) -> None:
+    """Poll ``reached`` until it is true.
+
+    The timeout guards against a hang; it is not a speed check.
+
+    Raises:
+        AssertionError: if ``process`` ended first (its stderr tail is in the message) or
+            ``timeout_s`` passed.
+    """
+    deadline = time.monotonic() + timeout_s
+    while not reached():
+        if process is not None and process.poll() is not None:
+            tail = process.stderr.read().decode()[-2000:] if process.stderr else ""
+            raise AssertionError(f"the process ended before {what}: {tail}")
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"{what} not reached within {timeout_s:.0f} s")
+        time.sleep(0.05)
+
+
+def metric_lines(run_dir: Path) -> int:
+    """Lines of the run's ``metrics.jsonl`` (0 before it exists)."""
+    path = run_dir / "metrics.jsonl"
+    return len(path.read_text().splitlines()) if path.exists() else 0
+
+
+def kill_after_metric_lines(command: Sequence[str], run_dir: Path, lines: int) -> None:
+    """Start ``command``, SIGKILL it once ``run_dir`` holds ``lines`` metrics lines, and reap
+    it (an :class:`AssertionError` if it ends or stalls first)."""
+    process = subprocess.Popen(list(command), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wait_until(lambda: metric_lines(run_dir) >= lines, process, what=f"{lines} metrics lines")
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait()
