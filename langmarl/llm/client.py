@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import logging
-from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypedDict, Unpack
 
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
+from langmarl.core.aio import blocking
+from langmarl.core.aio import run_sync as run_sync
 from langmarl.core.errors import ConfigError, LLMError
 from langmarl.llm.config import LLMConfig
 from langmarl.llm.retry import ENDPOINT_LIMITS, RetryWait, describe_failure, is_retryable
@@ -25,7 +24,6 @@ from langmarl.llm.types import (
 )
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 
 
 def default_backend(config: LLMConfig) -> ChatBackend:
@@ -39,14 +37,11 @@ def default_backend(config: LLMConfig) -> ChatBackend:
     return OpenAIBackend(config)
 
 
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run ``coro`` to completion from sync code, also when an event loop is running."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()
+class ChatOptions(TypedDict, total=False):
+    """Optional arguments of the chat methods."""
+
+    max_tokens: int | None
+    images: list[str | Path | bytes] | None
 
 
 class LLMClient:
@@ -179,55 +174,26 @@ class LLMClient:
             self.ledger.record(self.role, input_tokens, output_tokens, cost, ok=ok)
 
     async def achat_with_usage(
-        self,
-        system_prompt: str,
-        user_input: str,
-        max_tokens: int | None = None,
-        images: list[str | Path | bytes] | None = None,
+        self, system_prompt: str, user_input: str, **options: Unpack[ChatOptions]
     ) -> tuple[str, dict[str, int]]:
-        """Async ``chat_with_usage``."""
-        messages = system_user_messages(system_prompt, user_input, images)
-        result = await self.acomplete(messages, max_tokens=max_tokens)
-        return result.text, result.usage
-
-    async def achat(
-        self,
-        system_prompt: str,
-        user_input: str,
-        max_tokens: int | None = None,
-        images: list[str | Path | bytes] | None = None,
-    ) -> str:
-        """Async ``chat``."""
-        text, _ = await self.achat_with_usage(system_prompt, user_input, max_tokens, images)
-        return text
-
-    def chat_with_usage(
-        self,
-        system_prompt: str,
-        user_input: str,
-        max_tokens: int | None = None,
-        images: list[str | Path | bytes] | None = None,
-    ) -> tuple[str, dict[str, int]]:
-        """Chat and return ``(text, {"input": N, "output": N})``."""
-        return run_sync(self.achat_with_usage(system_prompt, user_input, max_tokens, images))
-
-    def chat(
-        self,
-        system_prompt: str,
-        user_input: str,
-        max_tokens: int | None = None,
-        images: list[str | Path | bytes] | None = None,
-    ) -> str:
-        """Send one system + user message and return the reply text.
+        """Send one system + user message; return ``(text, {"input": N, "output": N})``.
 
         Args:
             system_prompt: System message ("" for none).
             user_input: User message.
-            max_tokens: Reply length limit (default: the config's ``max_tokens``).
-            images: Image paths, URLs or PNG bytes, for multimodal models.
+            options: ``max_tokens`` (reply length limit; default: the config's) and
+                ``images`` (image paths, URLs or PNG bytes, for multimodal models).
         """
-        return self.chat_with_usage(system_prompt, user_input, max_tokens, images)[0]
+        messages = system_user_messages(system_prompt, user_input, options.get("images"))
+        result = await self.acomplete(messages, max_tokens=options.get("max_tokens"))
+        return result.text, result.usage
 
-    def complete(self, messages: list[Message], **kwargs: Any) -> ChatResult:
-        """Sync ``acomplete``."""
-        return run_sync(self.acomplete(messages, **kwargs))
+    async def achat(
+        self, system_prompt: str, user_input: str, **options: Unpack[ChatOptions]
+    ) -> str:
+        """``achat_with_usage`` without the usage: the reply text."""
+        return (await self.achat_with_usage(system_prompt, user_input, **options))[0]
+
+    chat_with_usage = blocking(achat_with_usage)
+    chat = blocking(achat)
+    complete = blocking(acomplete)

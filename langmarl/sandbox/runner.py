@@ -11,7 +11,6 @@ for what is and is not prevented.
 
 from __future__ import annotations
 
-import asyncio
 import signal
 import subprocess
 import tempfile
@@ -21,6 +20,7 @@ import warnings
 from pathlib import Path, PurePosixPath
 from typing import IO
 
+from langmarl.core.aio import threaded
 from langmarl.core.errors import SandboxError
 from langmarl.sandbox.confine import ConfinedProcess, Confinement, Outcome, Target
 from langmarl.sandbox.models import SandboxLimits, SandboxResult
@@ -67,21 +67,7 @@ def run_python(
         return _run(confinement, stdin, args or [])
 
 
-async def run_python_async(
-    code: str,
-    *,
-    limits: SandboxLimits = _DEFAULT_LIMITS,
-    files: dict[str, str] | None = None,
-    stdin: str | None = None,
-    args: list[str] | None = None,
-) -> SandboxResult:
-    """:func:`run_python` without blocking the event loop (runs in a worker thread).
-
-    Cancelling the awaiting task does not stop the program early; ``limits.timeout_s`` does.
-    """
-    return await asyncio.to_thread(
-        run_python, code, limits=limits, files=files, stdin=stdin, args=args
-    )
+run_python_async = threaded(run_python)
 
 
 def _write_files(workdir: Path, code: str, files: dict[str, str]) -> None:

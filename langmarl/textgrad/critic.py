@@ -8,10 +8,11 @@ from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING
 
+from langmarl.core.aio import run_sync
 from langmarl.core.base import BaseCritic
 from langmarl.core.errors import ConfigError, LLMError
 from langmarl.core.records import AgentId, Evaluation, Policies, Trajectory
-from langmarl.llm.client import LLMClient, run_sync
+from langmarl.llm.client import LLMClient
 from langmarl.llm.tracker import UsageLedger
 from langmarl.textgrad import prompts
 from langmarl.textgrad.credit import parse_credit

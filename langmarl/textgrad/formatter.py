@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from langmarl.core.records import Trajectory
+from langmarl.core.records import Step, Trajectory
 
 MAX_ACTION_CHARS = 1500
 """Longer actions are cut (with a marker) so prompts fit small context windows."""
@@ -44,6 +44,14 @@ def format_task(task: dict[str, Any]) -> str:
     return "\n".join(lines) or "(no task description)"
 
 
+def _step_lines(step: Step) -> list[str]:
+    """A turn's action (cut short) and, if it failed, its error."""
+    lines = [_shorten(step.action, MAX_ACTION_CHARS) or "(no output)"]
+    if step.info.get("error"):
+        lines.append(f"(error: {step.info['error']})")
+    return lines
+
+
 class TrajectoryFormatter:
     """Formats episodes for LLM evaluation. Every method accepts a :class:`Trajectory` or an
     episode dict."""
@@ -54,11 +62,7 @@ class TrajectoryFormatter:
         traj = as_trajectory(episode)
         parts = [f"Task:\n{format_task(traj.task)}", ""]
         for number, step in enumerate(traj.steps, 1):
-            parts.append(f"Turn {number} — {step.agent_id}:")
-            parts.append(_shorten(step.action, MAX_ACTION_CHARS) or "(no output)")
-            if step.info.get("error"):
-                parts.append(f"(error: {step.info['error']})")
-            parts.append("")
+            parts += [f"Turn {number} — {step.agent_id}:", *_step_lines(step), ""]
         parts.append(f"Final reward: {traj.reward:.3f}")
         return "\n".join(parts)
 
@@ -73,10 +77,7 @@ class TrajectoryFormatter:
             parts.append(f"=== Contribution of {agent_id} ===")
             if not steps:
                 parts.append("(did not act)")
-            for step in steps:
-                parts.append(_shorten(step.action, MAX_ACTION_CHARS) or "(no output)")
-                if step.info.get("error"):
-                    parts.append(f"(error: {step.info['error']})")
+            parts += [line for step in steps for line in _step_lines(step)]
             parts.append("")
         parts.append(f"Final reward: {traj.reward:.3f}")
         return "\n".join(parts)

@@ -7,10 +7,11 @@ import re
 from string import Template
 from typing import Literal
 
+from langmarl.core.aio import run_sync
 from langmarl.core.base import BaseOptimizer
 from langmarl.core.errors import LLMError
 from langmarl.core.records import PolicyUpdate
-from langmarl.llm.client import LLMClient, run_sync
+from langmarl.llm.client import LLMClient
 from langmarl.llm.config import LLMConfig
 from langmarl.llm.tracker import UsageLedger
 from langmarl.llm.types import system_user_messages

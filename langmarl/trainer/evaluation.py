@@ -25,11 +25,11 @@ from typing import Any
 
 from langmarl.config.base import BaseConfig
 from langmarl.config.loading import config_from_dict
+from langmarl.core.aio import run_sync
 from langmarl.core.base import BaseEnvironment
 from langmarl.core.errors import ConfigError, LLMError
 from langmarl.core.intervals import score_interval
 from langmarl.core.records import Policies, Trajectory
-from langmarl.llm.client import run_sync
 from langmarl.llm.tracker import UsageLedger
 from langmarl.store import LocalStore, PolicyCheckpoint
 from langmarl.trainer.assembly import assemble_env, role_clients

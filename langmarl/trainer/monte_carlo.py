@@ -31,11 +31,12 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from langmarl.config.base import BaseConfig
+from langmarl.core.aio import run_sync
 from langmarl.core.base import BaseCritic, BaseEnvironment, BaseOptimizer, BaseReward
 from langmarl.core.errors import ConfigError, LangmarlError, LLMError
 from langmarl.core.records import Evaluation, Gradient, Policies, Trajectory
 from langmarl.core.secrets import environment_secrets, llm_secrets, redacting_logs
-from langmarl.llm.client import LLMClient, run_sync
+from langmarl.llm.client import LLMClient
 from langmarl.llm.tracker import UsageLedger
 from langmarl.store import LocalStore, PolicyCheckpoint, RunLogger, TrajectoryStore
 from langmarl.textgrad.grounding import check_grounding

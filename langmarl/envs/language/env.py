@@ -7,12 +7,13 @@ from string import Template
 from typing import Any
 
 from langmarl.config.envs import LanguageTaskConfig
+from langmarl.core.aio import run_sync
 from langmarl.core.base import BaseEnvironment
 from langmarl.core.errors import EnvError
 from langmarl.core.records import AgentId, Policies, Step, Trajectory
 from langmarl.envs.language import facts, prompts, rewards
 from langmarl.envs.language.datasets import Task, load_tasks, sample, split_tasks
-from langmarl.llm.client import LLMClient, run_sync
+from langmarl.llm.client import LLMClient
 
 Details = dict[str, Any]
 

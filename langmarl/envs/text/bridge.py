@@ -16,13 +16,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from langmarl.core.aio import run_sync
 from langmarl.core.base import BaseEnvironment
 from langmarl.core.errors import ConfigError, LLMError
 from langmarl.core.records import AgentId, Policies, Step, Trajectory
 from langmarl.envs.text import prompts
 from langmarl.envs.text.models import Action, Observation
 from langmarl.envs.text.single_step import SingleStepEnv
-from langmarl.llm.client import run_sync
 
 EnvFactory = Callable[[dict[str, Any]], Any]
 """Builds a fresh text environment for one episode from the episode's task dict."""

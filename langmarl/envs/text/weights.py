@@ -19,10 +19,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from langmarl.core.aio import run_sync
 from langmarl.core.transitions import Branch, ExternalTransition, transition_from
 from langmarl.envs.text.models import Action
 from langmarl.envs.text.tictactoe import TicTacToeEnv
-from langmarl.llm.client import run_sync
 from langmarl.verifiers.base import BaseVerifier
 from langmarl.verifiers.models import VerificationOutcome, VerificationResult
 

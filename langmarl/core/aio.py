@@ -1,0 +1,61 @@
+"""Sync and async twins: one way to call a coroutine from sync code and back.
+
+langmarl's I/O (LLM calls, sandboxed programs, episodes) is async underneath; each public
+operation also has a blocking form, and blocking work (a sandboxed program, a verifier) has
+an awaitable form that runs in a worker thread. These helpers make one twin from the other
+so that a signature and its docs are written once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import functools
+from collections.abc import Callable, Coroutine
+from typing import Any, Concatenate, ParamSpec, TypeVar
+
+T = TypeVar("T")
+S = TypeVar("S")
+P = ParamSpec("P")
+
+
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` to completion from sync code, also when an event loop is running (then
+    in a fresh loop on a worker thread, so a notebook or an async caller does not deadlock)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+def blocking(
+    method: Callable[Concatenate[S, P], Coroutine[Any, Any, T]],
+) -> Callable[Concatenate[S, P], T]:
+    """The blocking twin of an async method ``aname``: named ``name``, same arguments, run
+    with :func:`run_sync`."""
+
+    @functools.wraps(method)
+    def twin(self: S, *args: P.args, **kwargs: P.kwargs) -> T:
+        return run_sync(method(self, *args, **kwargs))
+
+    twin.__name__ = twin.__qualname__ = method.__name__.removeprefix("a")
+    twin.__doc__ = f"Blocking ``{method.__name__}``: same arguments, same result."
+    return twin
+
+
+def threaded(function: Callable[P, T]) -> Callable[P, Coroutine[Any, Any, T]]:
+    """The awaitable twin of a blocking function: same arguments, run in a worker thread so
+    the event loop goes on. Cancelling the await does not stop the thread's work."""
+
+    @functools.wraps(function)
+    async def twin(*args: P.args, **kwargs: P.kwargs) -> T:
+        return await asyncio.to_thread(function, *args, **kwargs)
+
+    twin.__name__ = twin.__qualname__ = f"{function.__name__}_async"
+    twin.__doc__ = (
+        f":func:`{function.__name__}` without blocking the event loop (in a worker thread; "
+        "cancelling the await does not stop it early)."
+    )
+    return twin
