@@ -9,23 +9,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from trainer_fakes import default_reply, role_of
+from trainer_fakes import qa_team_reply
 
 from langmarl.config import LanguageTaskConfig
 from langmarl.envs.language.env import LanguageEnv
-from langmarl.llm.types import ChatRequest
 from langmarl.testing import ScriptedLLM, scripted_config
 from langmarl.textgrad import CentralizedCritic, PolicyGradientOptimizer
 from langmarl.trainer import MonteCarloTrainer
-
-
-def reply(request: ChatRequest) -> str:
-    role = role_of(request)
-    if role == "critic":
-        return '{"researcher": "find the fact", "answerer": "answer briefly"}'
-    if role == "actor":
-        return "Answer: Paris"
-    return default_reply(request)
 
 
 def main() -> None:
@@ -41,7 +31,7 @@ def main() -> None:
         seed=7,
         optimizer_workers=4,
     )
-    llm = ScriptedLLM(reply, latency=latency, config=scripted_config(max_retries=0))
+    llm = ScriptedLLM(qa_team_reply, latency=latency, config=scripted_config(max_retries=0))
     env = LanguageEnv(config, llm=llm)
     critic = CentralizedCritic(config, llm=llm)
     optimizer = PolicyGradientOptimizer(scripted_config(), llm=llm)

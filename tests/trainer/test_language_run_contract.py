@@ -5,27 +5,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from trainer_fakes import default_reply, role_of
+from trainer_fakes import qa_team_reply
 from typer.testing import CliRunner
 
 from langmarl.cli import build_app
 from langmarl.config import LanguageTaskConfig
 from langmarl.envs.language.env import LanguageEnv
-from langmarl.llm.types import ChatRequest
 from langmarl.store.catalog import find_runs
 from langmarl.store.run import RunDir
 from langmarl.testing import ScriptedLLM, scripted_config
 from langmarl.textgrad import CentralizedCritic, PolicyGradientOptimizer
 from langmarl.trainer import MonteCarloTrainer
-
-
-def reply(request: ChatRequest) -> str:
-    role = role_of(request)
-    if role == "critic":
-        return '{"researcher": "find the fact", "answerer": "answer briefly"}'
-    if role == "actor":
-        return "Answer: Paris"
-    return default_reply(request)
 
 
 def test_a_tiny_language_run_is_a_run(tmp_path: Path) -> None:
@@ -34,7 +24,7 @@ def test_a_tiny_language_run_is_a_run(tmp_path: Path) -> None:
         experiment_dir=str(tmp_path / "experiments"), checkpoint_dir=str(tmp_path / "ck"),
         seed=3,
     )  # fmt: skip
-    llm = ScriptedLLM(reply, config=scripted_config(max_retries=0))
+    llm = ScriptedLLM(qa_team_reply, config=scripted_config(max_retries=0))
     env = LanguageEnv(config, llm=llm)
     MonteCarloTrainer(config, env, CentralizedCritic(config, llm=llm),
                       PolicyGradientOptimizer(scripted_config(), llm=llm)).train()  # fmt: skip

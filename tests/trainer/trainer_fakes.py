@@ -78,6 +78,16 @@ def default_reply(request: ChatRequest) -> str:
     }[role_of(request)]
 
 
+def qa_team_reply(request: ChatRequest) -> str:
+    """A QA team that answers "Paris" and a critic that gives each agent a line of credit."""
+    role = role_of(request)
+    if role == "critic":
+        return '{"researcher": "find the fact", "answerer": "answer briefly"}'
+    if role == "actor":
+        return "Answer: Paris"
+    return default_reply(request)
+
+
 def make_parts(
     tmp_path: Any,
     reply: Any = default_reply,
