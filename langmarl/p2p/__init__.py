@@ -19,8 +19,9 @@ _NAMES = {
     "ValidationResult": "langmarl.p2p.validation",
     "validate_reward_code": "langmarl.p2p.validation",
     "CustomRewardWrapper": "langmarl.p2p.wrapper",
-    "LoopConfig": "langmarl.p2p.loop",
+    "LoopConfig": "langmarl.p2p.loop_config",
     "run_loop": "langmarl.p2p.loop",
+    "resume_session": "langmarl.p2p.resume",
     "train_runs": "langmarl.p2p.executor",
     "RewardSpec": "langmarl.p2p.contracts",
     "TrainSummary": "langmarl.p2p.contracts",
@@ -40,8 +41,10 @@ if TYPE_CHECKING:
         TrainSummary,
     )
     from langmarl.p2p.executor import train_runs
-    from langmarl.p2p.loop import LoopConfig, run_loop
+    from langmarl.p2p.loop import run_loop
+    from langmarl.p2p.loop_config import LoopConfig
     from langmarl.p2p.records import IterationRecord, SessionRecord
+    from langmarl.p2p.resume import resume_session
     from langmarl.p2p.reward import (
         LegacyReward,
         RewardFunction,

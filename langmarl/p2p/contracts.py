@@ -110,6 +110,18 @@ class IterationAggregation(BaseModel):
     """The run whose return is the median (used for judging and videos)."""
 
 
+class IterationOutcome(BaseModel):
+    """What training and judging one iteration produced: the reviser's inputs, saved as
+    ``outcome.json`` so a resumed session revises without training the iteration again."""
+
+    judgment: JudgmentResult
+    term_means: dict[str, float] = Field(default_factory=dict)
+    """Per-step mean of each reward term (the judged run's summary)."""
+    measurements: str = ""
+    """The trajectory measurements shown to the reviser."""
+    mean_return: float = 0.0
+
+
 class IterationResult(BaseModel):
     """One loop iteration as the session history records it."""
 
@@ -136,3 +148,5 @@ class LoopResult(BaseModel):
     iterations: list[IterationResult] = Field(default_factory=list)
     criteria: str = ""
     """The elaborated behaviour criteria the judges scored against."""
+    judge_code_problem: str | None = None
+    """Why the configured code judge is missing (its authoring failed); None when it runs."""

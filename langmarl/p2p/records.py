@@ -5,8 +5,9 @@ Layout::
     runs/<session_id>/                run.json  metrics.jsonl  logs/events.jsonl  (the run
                                       contract, kind p2p_session: langmarl.store.run)
                                       status.json  loop_history.json  metadata.json  analysis.json
-        iter_1/                       config.json  reward_fn.py  reward_spec.json  summary.json
-                                      status.json  prompt.txt  judgment.json  reward_fn_revised.py
+        iter_1/                       inputs: prompt.txt  reward_fn.py  reward_spec.json
+                                      config.json; outputs: summary.json  status.json
+                                      judgment.json  outcome.json  reward_fn_revised.py
             metrics/scalars.jsonl     one JSON line per training rollout / evaluation checkpoint
             videos/*.mp4              p10 / median / p90 evaluation episodes per checkpoint
             trajectory_<step>.npz     saved evaluation trajectories
@@ -21,21 +22,30 @@ A session's ``run.json`` maps its status to the run statuses (``passed``/``max_i
 → completed, ``invalid_code``/``error`` → failed, ``cancelled`` → stopped, ``pending``/
 ``running`` → running) and keeps the session's own as ``outcome``; ``metrics.jsonl`` has a
 line per judged iteration (``step`` = iteration number, ``intent_score``, ``mean_return``).
-Sessions cannot be resumed yet: a killed session reads as failed.
+
+Resuming (:mod:`langmarl.p2p.resume`): ``loop_history.json`` is the session's commit
+record. An iteration listed there has its inputs on disk; one listed with an intent score
+was judged and has ``outcome.json``; the next iteration's inputs are written before the
+history lists it. Whatever is on disk beyond the history (a half-trained iteration, a
+metrics line written just before a kill) is redone or dropped on resume.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from langmarl.core.errors import RunFileError
 from langmarl.core.files import read_jsonl
 from langmarl.core.secrets import Redactor, environment_secrets
 from langmarl.p2p.contracts import (
+    IterationOutcome,
     IterationStatus,
     JudgmentResult,
     RewardSpec,
@@ -46,7 +56,9 @@ from langmarl.p2p.train_config import TrainConfig
 from langmarl.store.catalog import P2P_STATUS
 from langmarl.store.run import RunDir
 
-NO_RESUME = "Prompt2Policy sessions cannot be resumed yet: start a new session"
+RESUME_HINT = "resume it with `langmarl p2p resume <session dir>`"
+INPUT_FILES = ("prompt.txt", "reward_fn.py", "reward_spec.json", "config.json")
+"""An iteration's inputs; every other file in its directory is an output of training it."""
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -69,11 +81,29 @@ def _status_payload(status: str, error: str | None) -> dict[str, Any]:
     return {"status": status, "error": error, "updated_at": time.time()}
 
 
-def _default_redactor(redact: Redactor | None) -> Redactor:
-    return redact if redact is not None else Redactor(environment_secrets())
+@dataclass
+class IterationInputs:
+    """What one iteration trains on."""
+
+    source: str
+    """The reward code."""
+    spec: RewardSpec
+    """What the reward claims to compute, and who wrote it."""
+    config: TrainConfig
 
 
-class IterationRecord:
+class _Record:
+    """A directory of the on-disk contract whose files pass ``redact`` when written."""
+
+    def __init__(self, path: str | Path, redact: Redactor | None = None) -> None:
+        self.path = Path(path)
+        self.redact = redact if redact is not None else Redactor(environment_secrets())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({str(self.path)!r})"
+
+
+class IterationRecord(_Record):
     """One iteration directory (``runs/<session>/iter_N/``) or one executor run directory.
 
     Args:
@@ -82,8 +112,7 @@ class IterationRecord:
     """
 
     def __init__(self, path: str | Path, redact: Redactor | None = None) -> None:
-        self.path = Path(path)
-        self.redact = _default_redactor(redact)
+        super().__init__(path, redact)
         self.iteration_id = self.path.name
         self.config_path = self.path / "config.json"
         self.reward_fn_path = self.path / "reward_fn.py"
@@ -96,10 +125,8 @@ class IterationRecord:
         self.judgment_path = self.path / "judgment.json"
         self.revised_reward_path = self.path / "reward_fn_revised.py"
         self.aggregation_path = self.path / "aggregation.json"
+        self.outcome_path = self.path / "outcome.json"
         self.runs_dir = self.path / "runs"
-
-    def __repr__(self) -> str:
-        return f"IterationRecord({str(self.path)!r})"
 
     @property
     def trajectory_path(self) -> Path | None:
@@ -141,6 +168,47 @@ class IterationRecord:
 
     def save_judgment(self, judgment: JudgmentResult) -> None:
         self.redact.write_json(self.judgment_path, judgment.model_dump())
+
+    def read_outcome(self) -> IterationOutcome | None:
+        return _read_model(self.outcome_path, IterationOutcome)
+
+    def save_outcome(self, outcome: IterationOutcome) -> None:
+        self.redact.write_json(self.outcome_path, outcome.model_dump())
+
+    def save_inputs(self, prompt: str, inputs: IterationInputs) -> None:
+        """Write the iteration's :data:`INPUT_FILES`."""
+        self.save_prompt(prompt)
+        self.save_reward_source(inputs.source)
+        self.save_reward_spec(inputs.spec)
+        self.save_config(inputs.config)
+
+    def read_inputs(self) -> IterationInputs:
+        """The inputs :meth:`save_inputs` wrote.
+
+        Raises:
+            RunFileError: if one is missing or unreadable.
+        """
+        spec = _read_model(self.reward_spec_path, RewardSpec)
+        config = self.read_config()
+        if not self.reward_fn_path.is_file() or spec is None or config is None:
+            raise RunFileError(
+                self.path,
+                "the reward_fn.py, reward_spec.json or config.json of this iteration is "
+                "missing or unreadable",
+                "Restore them, or start a new session: this one cannot resume without them.",
+            )
+        source = self.read_reward_source()
+        return IterationInputs(source, spec, TrainConfig.from_dict(config, str(self.config_path)))
+
+    def clear_outputs(self) -> None:
+        """Remove everything but the inputs (an interrupted iteration is trained again)."""
+        for path in self.path.iterdir() if self.path.is_dir() else []:
+            if path.name in INPUT_FILES:
+                continue
+            if path.is_dir():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
 
     def save_revised_reward(self, code: str) -> None:
         self.redact.write_text(self.revised_reward_path, code)
@@ -222,7 +290,7 @@ def _step_of(stem: str) -> int:
     return int(tail) if tail.isdigit() else -1
 
 
-class SessionRecord:
+class SessionRecord(_Record):
     """One session directory (``runs/<session_id>/``).
 
     Args:
@@ -232,17 +300,13 @@ class SessionRecord:
     """
 
     def __init__(self, path: str | Path, redact: Redactor | None = None) -> None:
-        self.path = Path(path)
-        self.redact = _default_redactor(redact)
+        super().__init__(path, redact)
         self.session_id = self.path.name
         self.status_path = self.path / "status.json"
         self.history_path = self.path / "loop_history.json"
         self.metadata_path = self.path / "metadata.json"
         self.analysis_path = self.path / "analysis.json"
-        self.run = RunDir(self.path, self.redact, NO_RESUME)
-
-    def __repr__(self) -> str:
-        return f"SessionRecord({str(self.path)!r})"
+        self.run = RunDir(self.path, self.redact, RESUME_HINT)
 
     def start(self, intent: str, env_id: str, config: dict[str, Any]) -> None:
         """Open the session: ``run.json`` (kind ``p2p_session``) and status ``running``."""
@@ -308,8 +372,14 @@ class SessionRecord:
         path = self.path / iteration_id
         return IterationRecord(path, self.redact) if path.is_dir() else None
 
+    def iteration(self, number: int) -> IterationRecord:
+        """``iter_<number>`` (not created)."""
+        return IterationRecord(self.path / f"iter_{number}", self.redact)
+
     def new_iteration(self, number: int) -> IterationRecord:
-        """Create and return ``iter_<number>``."""
-        record = IterationRecord(self.path / f"iter_{number}", self.redact)
-        record.path.mkdir(parents=True, exist_ok=True)
+        """Create and return an empty ``iter_<number>`` (the files of an attempt the
+        history never listed are removed first)."""
+        record = self.iteration(number)
+        shutil.rmtree(record.path, ignore_errors=True)
+        record.path.mkdir(parents=True)
         return record

@@ -1,0 +1,57 @@
+"""Session process for the Prompt2Policy kill/resume test: a scripted LLM (the judge never
+passes), the real sandboxed validator and real PPO in executor processes at a tiny budget.
+Starts the session in SESSION_DIR, or resumes it when SESSION_DIR already holds one.
+Usage: p2p_kill_target.py SESSION_DIR ITERATIONS"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from langmarl.llm.types import ChatRequest
+from langmarl.p2p.loop import LoopConfig, run_loop
+from langmarl.p2p.resume import resume_session
+from langmarl.testing import ScriptedLLM
+
+REWARD = '''```python
+def reward_fn(obs, action, next_obs, info):
+    """Keep the pole upright.
+    LaTeX: r = 1 - |\\\\theta|
+    Terms:
+        upright: one minus the pole angle
+    """
+    up = 1.0 - abs(float(next_obs[1]))
+    return up, {"upright": up}
+```'''
+
+
+def reply(request: ChatRequest) -> str:
+    system = str(request.messages[0]["content"])
+    if "SCORE" in system:
+        return "SCORE: 0.2"
+    if "improve" in system:
+        return REWARD + '\n```json\n{"learning_rate": 0.001}\n```'
+    return REWARD
+
+
+def main(session_dir: Path, iterations: int) -> None:
+    llm = ScriptedLLM(reply)
+    if (session_dir / "run.json").is_file():
+        result = resume_session(session_dir, llm=llm)
+    else:
+        config = LoopConfig(
+            env_id="InvertedPendulum-v5", max_iterations=iterations, pass_threshold=1.0,
+            elaborate=False, review=False, code_judge=False, max_fix_attempts=0,
+            total_timesteps=256, max_parallel=1,
+            train={"num_steps": 128, "batch_size": 64, "n_epochs": 1, "num_evals": 1,
+                   "eval_episodes": 2, "max_episode_steps": 50, "record_video": False},
+        )  # fmt: skip
+        result = run_loop(
+            "balance", config, llm=llm, runs_dir=session_dir.parent, session_id=session_dir.name
+        )
+    if result.status != "max_iterations":
+        sys.exit(f"session ended {result.status}: {result.error}")
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]), int(sys.argv[2]))
