@@ -1,4 +1,4 @@
-"""`langmarl p2p run` and `langmarl p2p bench`: reward-space sessions from the command line."""
+"""`langmarl p2p run`, `resume` and `bench`: reward-space sessions from the command line."""
 
 from __future__ import annotations
 
@@ -14,8 +14,19 @@ def register(app: typer.Typer) -> None:
     """Add the ``p2p`` command group to ``app``."""
     group = typer.Typer(help="Reward space: intent -> reward code -> PPO -> judge -> revise.")
     group.command("run")(run)
+    group.command("resume")(resume)
     group.command("bench")(bench)
     app.add_typer(group, name="p2p")
+
+
+# options shared by `run` and `bench` (`resume` reads the settings from the session)
+ITERATIONS = typer.Option(None, "--iterations", min=1, help="Max iterations.")
+TIMESTEPS = typer.Option(None, "--timesteps", min=1, help="PPO steps per run.")
+LLM = typer.Option("local", help="LLM preset or config file for the agents.")
+VLM = typer.Option(None, help="Multimodal preset for the video judge.")
+RUNS_DIR = typer.Option(Path("runs"), "--runs-dir", help="Where sessions are written.")
+OVERRIDES = typer.Option(None, "--set", help=SET_OPTION_HELP)
+CONFIG_FILE = typer.Option(None, "--config", help="LoopConfig YAML/JSON file.")
 
 
 def _loop_config(
@@ -29,7 +40,7 @@ def _loop_config(
 
     from langmarl.config.loading import read_mapping
     from langmarl.core.validation import config_error
-    from langmarl.p2p.loop import LoopConfig
+    from langmarl.p2p.loop_config import LoopConfig
 
     data: dict[str, Any] = read_mapping(config_file) if config_file else {}
     if env_id is not None:
@@ -68,28 +79,45 @@ def run(
     env: str | None = typer.Option(
         None, "--env", help="Gymnasium MuJoCo env id (default: the config's, HalfCheetah-v5)."
     ),
-    iterations: int | None = typer.Option(None, "--iterations", min=1, help="Max iterations."),
-    timesteps: int | None = typer.Option(None, "--timesteps", min=1, help="PPO steps per run."),
-    llm: str = typer.Option("local", help="LLM preset or config file for the agents."),
-    vlm: str | None = typer.Option(None, help="Multimodal preset for the video judge."),
-    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="Where sessions are written."),
-    overrides: list[str] | None = typer.Option(None, "--set", help=SET_OPTION_HELP),
-    config_file: Path | None = typer.Option(None, "--config", help="LoopConfig YAML/JSON file."),
+    iterations: int | None = ITERATIONS,
+    timesteps: int | None = TIMESTEPS,
+    llm: str = LLM,
+    vlm: str | None = VLM,
+    runs_dir: Path = RUNS_DIR,
+    overrides: list[str] | None = OVERRIDES,
+    config_file: Path | None = CONFIG_FILE,
 ) -> None:
-    """Run one Prompt2Policy session and print its status and best iteration."""
+    """Run one Prompt2Policy session and print its status and best iteration (a killed,
+    stopped or failed session continues with `langmarl p2p resume SESSION_DIR`)."""
     from langmarl.p2p.loop import run_loop
 
     config = _loop_config(env, iterations, timesteps, overrides, config_file)
     text, vision = _clients(llm, vlm)
     with console.status(f"p2p session on {config.env_id} …"):
         result = run_loop(intent, config, llm=text, vlm=vision, runs_dir=runs_dir)
-    colour = (
-        "green"
-        if result.status == "passed"
-        else "yellow"
-        if result.status == "max_iterations"
-        else "red"
-    )
+    _report(result, Path(runs_dir) / result.session_id)
+
+
+def resume(
+    session_dir: Path = typer.Argument(
+        ..., help="The session directory to continue, e.g. runs/session_20260101_120000_ab12."
+    ),
+    llm: str = LLM,
+    vlm: str | None = VLM,
+) -> None:
+    """Continue a killed, stopped or failed session where its files say it stopped (its
+    intent and settings come from the session; a finished session is refused)."""
+    from langmarl.p2p.resume import resume_session
+
+    text, vision = _clients(llm, vlm)
+    with console.status(f"resuming p2p session {session_dir.name} …"):
+        result = resume_session(session_dir, llm=text, vlm=vision)
+    _report(result, session_dir)
+
+
+def _report(result: Any, session_dir: Path) -> None:
+    """Print a session's status and iterations; exit 1 if it failed."""
+    colour = {"passed": "green", "max_iterations": "yellow"}.get(result.status, "red")
     console.print(f"[bold]{result.session_id}[/]: [{colour}]{result.status}[/]")
     for step in result.iterations:
         score = "-" if step.intent_score is None else f"{step.intent_score:.2f}"
@@ -101,20 +129,21 @@ def run(
         console.print(f"best: iter_{result.best_iteration} (score {result.best_score:.2f})")
     if result.error:
         console.print(f"[dim]{result.error}[/]")
-    console.print(f"session dir: {Path(runs_dir) / result.session_id}")
+    console.print(f"session dir: {session_dir}")
     if result.status in ("error", "invalid_code"):
+        console.print(f"continue it with: langmarl p2p resume {session_dir}")
         raise typer.Exit(1)
 
 
 def bench(
     cases_csv: Path = typer.Argument(..., help="CSV: env_id,instruction,category,difficulty."),
-    iterations: int | None = typer.Option(None, "--iterations", min=1, help="Max iterations."),
-    timesteps: int | None = typer.Option(None, "--timesteps", min=1, help="PPO steps per run."),
-    llm: str = typer.Option("local", help="LLM preset or config file for the agents."),
-    vlm: str | None = typer.Option(None, help="Multimodal preset for the video judge."),
-    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="Where sessions are written."),
-    overrides: list[str] | None = typer.Option(None, "--set", help=SET_OPTION_HELP),
-    config_file: Path | None = typer.Option(None, "--config", help="LoopConfig YAML/JSON file."),
+    iterations: int | None = ITERATIONS,
+    timesteps: int | None = TIMESTEPS,
+    llm: str = LLM,
+    vlm: str | None = VLM,
+    runs_dir: Path = RUNS_DIR,
+    overrides: list[str] | None = OVERRIDES,
+    config_file: Path | None = CONFIG_FILE,
 ) -> None:
     """Run a session per CSV row; report success rate and mean score per group."""
     import time

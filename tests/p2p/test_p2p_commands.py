@@ -96,3 +96,23 @@ def test_p2p_bench_reports_groups(monkeypatch, tmp_path: Path):
     summary = json.loads(bench_json.read_text())["summary"]
     assert summary["category=locomotion"] == {"cases": 2, "success_rate": 1.0, "mean_score": 0.8}
     assert "difficulty=hard" in result.output
+
+
+def test_p2p_resume_finishes_a_killed_session_and_refuses_a_finished_one(monkeypatch, tmp_path):
+    from langmarl.testing import ScriptedLLM
+
+    from .conftest import FakeTrainer
+    from .test_loop import replies, validator
+    from .test_session_resume import KillingTrainer, _killed
+
+    session = _killed(tmp_path, ScriptedLLM(replies("SCORE: 0.2")), KillingTrainer(kill_on=2))
+    llm = ScriptedLLM(replies("SCORE: 0.2"))
+    monkeypatch.setattr("langmarl.cli.p2p_commands._clients", lambda llm_, vlm: (llm, None))
+    monkeypatch.setattr("langmarl.p2p.resume.default_validator", validator)
+    monkeypatch.setattr("langmarl.p2p.resume.default_trainer", lambda config: FakeTrainer())
+    done = runner.invoke(build_app(), ["p2p", "resume", str(session.path)])
+    assert done.exit_code == 0, done.output
+    assert "max_iterations" in done.output and "iter_3: reward=revision" in done.output
+    again = runner.invoke(build_app(), ["p2p", "resume", str(session.path)])
+    assert again.exit_code != 0
+    assert "already ended (max_iterations)" in str(again.exception)
