@@ -22,6 +22,7 @@ COMMAND_MODULES = [
     "langmarl.cli.runs_commands",
     "langmarl.cli.parl_commands",
     "langmarl.cli.plot_commands",
+    "langmarl.cli.dashboard_commands",
 ]
 
 

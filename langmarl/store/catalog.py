@@ -20,6 +20,7 @@ the spaces that wrote the runs.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -192,15 +193,19 @@ def open_run(path: str | Path) -> RunSummary | None:
 
 
 def find_runs(
-    root: str | Path, kind: str | None = None, status: str | None = None
+    root: str | Path,
+    kind: str | None = None,
+    status: str | None = None,
+    opener: Callable[[Path], RunSummary | None] = open_run,
 ) -> list[RunSummary]:
     """Every run under ``root`` (``root`` itself included), newest first; a run whose
-    ``run.json`` cannot be read is listed with status ``unreadable`` and the reason."""
+    ``run.json`` cannot be read is listed with status ``unreadable`` and the reason.
+    ``opener`` reads one directory (:func:`open_run`; the dashboard passes a cached one)."""
     found: list[RunSummary] = []
 
     def visit(folder: Path, depth: int) -> None:
         try:
-            summary = open_run(folder)
+            summary = opener(folder)
         except LangmarlError as exc:
             summary = RunSummary(folder, folder.name, "?", "unreadable", error=str(exc))
         if summary is not None:

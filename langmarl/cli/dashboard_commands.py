@@ -1,0 +1,52 @@
+"""`langmarl dashboard`: the REST API (and later the pages) over a runs directory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from langmarl.cli.common import console, err_console
+from langmarl.web.defaults import DEFAULT_HOST, DEFAULT_PORT, DEFAULT_RUNS_DIR, TOKEN_ENV
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``dashboard`` command to ``app``."""
+    app.command("dashboard")(dashboard)
+
+
+def dashboard(
+    runs_dir: Path = typer.Option(
+        Path(DEFAULT_RUNS_DIR), "--runs-dir", help="Directory holding the runs (any kind)."
+    ),
+    host: str = typer.Option(
+        DEFAULT_HOST, help="Address to bind; anything but loopback needs --token."
+    ),
+    port: int = typer.Option(DEFAULT_PORT, min=0, max=65535, help="Port (0 picks a free one)."),
+    token: str | None = typer.Option(
+        None,
+        envvar=TOKEN_ENV,
+        show_envvar=True,
+        help="Require 'Authorization: Bearer TOKEN' on every /api route.",
+    ),
+) -> None:
+    """Serve the dashboard's API over the runs directory (docs at /docs)."""
+    from langmarl.core.errors import ConfigError
+    from langmarl.web.security import check_bind
+
+    try:
+        check_bind(host, token)
+    except ConfigError as exc:
+        err_console.print(f"error: {exc}", highlight=False, markup=False, soft_wrap=True)
+        raise typer.Exit(2) from None
+    if not runs_dir.is_dir():
+        console.print(
+            f"[yellow]{runs_dir} does not exist yet: the list stays empty until runs land there[/]"
+        )
+    from langmarl.web.app import serve
+
+    def announce(url: str) -> None:
+        auth = " (token required)" if token else ""
+        console.print(f"Dashboard API at {url}/api/runs, docs at {url}/docs{auth}; Ctrl-C stops")
+
+    serve(runs_dir, host=host, port=port, token=token, announce=announce)

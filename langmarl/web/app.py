@@ -1,0 +1,96 @@
+"""The dashboard's FastAPI app over a runs directory, and the server that runs it.
+
+::
+
+    create_app(runs_dir, token=..., backend=...)   routes under /api (one module per area in
+                                                   routes/), OpenAPI at /openapi.json, docs
+                                                   at /docs, {"error", "fix"} errors
+    serve(runs_dir, host, port, token)             check_bind → bind the socket → uvicorn
+
+With a token, every ``/api`` route needs ``Authorization: Bearer <token>``; ``/``, ``/docs``
+and ``/openapi.json`` hold no run data and stay open.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from langmarl.core.errors import MissingDependencyError
+
+try:
+    from fastapi import APIRouter, Depends, FastAPI
+except ImportError as exc:  # pragma: no cover - the server extra is missing
+    raise MissingDependencyError("fastapi", "server", "The dashboard") from exc
+
+from langmarl import __version__
+from langmarl.web.defaults import DEFAULT_HOST, DEFAULT_PORT
+from langmarl.web.errors import install_handlers
+from langmarl.web.pages import mount_pages
+from langmarl.web.routes import files, language, reward, runs, stream, trash, weights
+from langmarl.web.security import check_bind, token_guard
+from langmarl.web.state import Dashboard
+
+ROUTE_MODULES = (runs, language, weights, reward, files, trash, stream)
+
+
+def create_app(
+    runs_dir: str | Path,
+    *,
+    token: str | None = None,
+    backend: Any | None = None,
+    poll_interval: float = 0.5,
+) -> FastAPI:
+    """The API over ``runs_dir``.
+
+    Args:
+        runs_dir: The runs directory (runs of every kind, nested up to three levels).
+        token: If set, every ``/api`` route requires ``Authorization: Bearer <token>``.
+        backend: The jobs backend (``langmarl.jobs``) behind ``/api/jobs``.
+        poll_interval: Seconds between two looks at a streamed run's files.
+    """
+    app = FastAPI(
+        title="langmarl dashboard API",
+        version=__version__,
+        description="Runs of every kind under one runs directory: list, detail, metrics, "
+        "events, the spaces' own views, files, metadata, trash, a live stream.",
+    )
+    app.state.dashboard = Dashboard(Path(runs_dir), backend, poll_interval)
+    install_handlers(app)
+    guard = [Depends(token_guard(token))] if token else []
+    api = APIRouter(prefix="/api", dependencies=guard)
+    for module in ROUTE_MODULES:
+        api.include_router(module.router)
+    app.include_router(api)
+
+    mount_pages(app)
+    return app
+
+
+def serve(
+    runs_dir: str | Path,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    token: str | None = None,
+    backend: Any | None = None,
+    announce: Callable[[str], None] | None = None,
+) -> None:
+    """Serve the dashboard until interrupted (loopback only unless ``token`` is set);
+    ``announce`` gets the URL once the port is bound (port 0 picks a free one).
+
+    Raises:
+        ConfigError: for a non-loopback host without a token, or an address that cannot
+            be bound.
+    """
+    import uvicorn
+
+    from langmarl.llm.server.config import bind_socket
+
+    check_bind(host, token)
+    sock = bind_socket(host, port)
+    app = create_app(runs_dir, token=token, backend=backend)
+    if announce is not None:
+        shown = f"[{host}]" if ":" in host else host
+        announce(f"http://{shown}:{sock.getsockname()[1]}")
+    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])

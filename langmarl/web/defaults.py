@@ -1,0 +1,12 @@
+"""The dashboard's defaults, in one place: the CLI, the server and the docs read them here
+(importing this needs no FastAPI)."""
+
+from __future__ import annotations
+
+DEFAULT_RUNS_DIR = "runs"
+"""Where ``langmarl dashboard`` looks without ``--runs-dir``."""
+DEFAULT_HOST = "127.0.0.1"
+"""Loopback: any other address needs a token."""
+DEFAULT_PORT = 8765
+TOKEN_ENV = "LANGMARL_DASHBOARD_TOKEN"
+"""The environment variable ``langmarl dashboard`` reads the token from."""

@@ -1,0 +1,177 @@
+"""The runs under a directory, as the API lists them: found by
+:func:`langmarl.store.catalog.find_runs`, each summarised once and cached.
+
+A run's entry (its :class:`RunSummary`, step count, a short score series for a sparkline and
+its metadata) is kept until one of its files changes (mtime or size of ``run.json``,
+``metrics.jsonl``, ``metadata.json`` and the files older layouts are recognised by), so
+listing 1,000 runs costs a walk and a few ``stat`` calls per run. A ``running`` run is
+never cached: its status depends on whether its process is alive, which no file records.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from langmarl.core.errors import LangmarlError
+from langmarl.core.files import read_jsonl
+from langmarl.store.catalog import RunSummary, find_runs, open_run
+from langmarl.store.run import METRICS_FILE, RUN_FILE
+from langmarl.web.errors import ApiError
+from langmarl.web.metadata import METADATA_FILE, RunMetadata, run_metadata
+
+ID_SEPARATOR = "~"
+"""Joins the parts of a nested run's path into one URL segment (``group~seed1``)."""
+TRASH_DIR = ".trash"
+SCORE_KEYS = {
+    "language": "avg_reward", "parl_language": "avg_reward", "magrpo": "reward_mean",
+    "iac": "reward_mean", "maac": "reward_mean", "parl_grpo": "total_reward",
+    "p2p_session": "intent_score",
+}  # fmt: skip
+"""The metrics key whose series a run's sparkline shows, per kind."""
+SPARK_POINTS = 32
+"""Points of a sparkline (a longer series is sampled evenly, the last point kept)."""
+WATCHED = (
+    RUN_FILE, METRICS_FILE, METADATA_FILE, "metrics.json", "status.json", "loop_history.json",
+    "parl_curves.json", "run_config.json", "config.json", "heldout.json",
+)  # fmt: skip
+"""A change to any of these (mtime, size, existence) makes a run's entry stale."""
+
+
+@dataclass
+class RunEntry:
+    """One run as the API lists it."""
+
+    run_id: str
+    summary: RunSummary
+    steps: int = 0
+    """Metrics lines recorded."""
+    last_step: int | None = None
+    sparkline: list[float] = field(default_factory=list)
+    metadata: RunMetadata = field(default_factory=RunMetadata)
+
+    @property
+    def path(self) -> Path:
+        return self.summary.path
+
+    def as_dict(self) -> dict[str, Any]:
+        s = self.summary
+        return {
+            "run_id": self.run_id, "kind": s.kind, "status": s.status, "error": s.error,
+            "updated_at": s.updated_at, "progress": s.progress, "score": s.score,
+            "layout": s.layout, "steps": self.steps, "last_step": self.last_step,
+            "sparkline": self.sparkline, **self.metadata.model_dump(),
+        }  # fmt: skip
+
+
+def sample_series(values: list[float], points: int = SPARK_POINTS) -> list[float]:
+    """At most ``points`` values of ``values``, evenly spaced, first and last kept."""
+    if len(values) <= points:
+        return list(values)
+    last = len(values) - 1
+    return [values[round(i * last / (points - 1))] for i in range(points)]
+
+
+def _signature(folder: Path) -> tuple[tuple[int, int] | None, ...]:
+    marks: list[tuple[int, int] | None] = []
+    for name in WATCHED:
+        try:
+            stat = os.stat(folder / name)
+        except OSError:
+            marks.append(None)
+        else:
+            marks.append((stat.st_mtime_ns, stat.st_size))
+    return tuple(marks)
+
+
+def _entry(run_id: str, summary: RunSummary) -> RunEntry:
+    try:
+        rows = [r for r in read_jsonl(summary.path / METRICS_FILE) if isinstance(r, dict)]
+    except LangmarlError:
+        rows = []
+    key = SCORE_KEYS.get(summary.kind, "reward_mean")
+    scores = [float(r[key]) for r in rows if isinstance(r.get(key), int | float)]
+    last = rows[-1].get("step") if rows else None
+    return RunEntry(
+        run_id=run_id, summary=summary, steps=len(rows),
+        last_step=last if isinstance(last, int) else None, sparkline=sample_series(scores),
+        metadata=run_metadata(summary.path),
+    )  # fmt: skip
+
+
+class RunIndex:
+    """The runs under ``root``, cached per run (see the module docstring).
+
+    Args:
+        root: The runs directory.
+    """
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+        self._cache: dict[Path, tuple[tuple[Any, ...] | None, RunEntry | None]] = {}
+
+    def run_id(self, path: Path) -> str:
+        """The URL id of the run in ``path``."""
+        parts = path.relative_to(self.root).parts
+        return ID_SEPARATOR.join(parts) if parts else "."
+
+    def _load(self, folder: Path) -> RunEntry | None:
+        signature = _signature(folder)
+        cached = self._cache.get(folder)
+        if cached is not None and cached[0] == signature:
+            return cached[1]
+        summary = open_run(folder)
+        entry = None if summary is None else _entry(self.run_id(folder), summary)
+        running = entry is not None and entry.summary.status == "running"
+        self._cache[folder] = (None if running else signature, entry)
+        return entry
+
+    def _open(self, folder: Path) -> RunSummary | None:
+        entry = self._load(folder)
+        return None if entry is None else entry.summary
+
+    def _entry_of(self, summary: RunSummary) -> RunEntry:
+        cached = self._cache.get(summary.path)
+        entry = cached[1] if cached else None
+        if entry is not None and entry.summary is summary:
+            return entry
+        return RunEntry(self.run_id(summary.path), summary)  # unreadable: not cached
+
+    def entries(self) -> list[RunEntry]:
+        """Every run under the root, newest first (unreadable runs included)."""
+        return [self._entry_of(s) for s in find_runs(self.root, opener=self._open)]
+
+    def path_of(self, run_id: str) -> Path:
+        """The directory ``run_id`` names (not checked to hold a run).
+
+        Raises:
+            ApiError: 400 for an id that would leave the runs directory.
+        """
+        parts = run_id.split(ID_SEPARATOR)
+        if any(not p or p in (".", "..") or p.startswith(".") or "/" in p for p in parts):
+            raise ApiError(
+                400, f"invalid run id {run_id!r}",
+                f"use a run id as GET /api/runs lists it (parts joined by {ID_SEPARATOR!r})",
+            )  # fmt: skip
+        return self.root.joinpath(*parts)
+
+    def get(self, run_id: str) -> RunEntry:
+        """The run ``run_id``.
+
+        Raises:
+            ApiError: 404 if there is no run by that id.
+        """
+        folder = self.path_of(run_id)
+        try:
+            entry = self._load(folder)
+        except LangmarlError as exc:
+            unreadable = RunSummary(folder, folder.name, "?", "unreadable", error=str(exc))
+            return RunEntry(run_id, unreadable)
+        if entry is None:
+            raise ApiError(
+                404, f"no run {run_id!r} in the runs directory",
+                "GET /api/runs lists the run ids (deleted runs: GET /api/trash)",
+            )  # fmt: skip
+        return entry

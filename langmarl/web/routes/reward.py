@@ -1,0 +1,183 @@
+"""Reward space (``p2p_session`` runs), mirroring the reference's session views: the
+iterations of a session (reward origin, intent score, return, judgment, LaTeX of the reward,
+videos), one iteration in full (reward code, revised code, spec, judgment, training summary,
+config, executor runs), its per-term training and evaluation metrics, the session's analysis,
+and the benchmark tables ``langmarl p2p bench`` writes (``bench_*/bench.json``).
+
+Videos are served by the files route; each iteration lists their URLs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from fastapi import APIRouter, Query
+
+from langmarl.p2p.records import IterationRecord, SessionRecord
+from langmarl.web.errors import ApiError
+from langmarl.web.index import RunEntry
+from langmarl.web.state import Dashboard, DashboardDep
+
+router = APIRouter(tags=["reward space"])
+
+ITERATION_ID = re.compile(r"iter_\d+")
+BENCH_FILE = "bench.json"
+
+
+def _session(entry: RunEntry) -> SessionRecord:
+    if entry.summary.kind != "p2p_session":
+        raise ApiError(
+            404, f"run {entry.run_id!r} is a {entry.summary.kind} run: it has no iterations",
+            "iterations, judgments and videos belong to Prompt2Policy sessions (p2p_session)",
+        )  # fmt: skip
+    return SessionRecord(entry.path)
+
+
+def _iteration(session: SessionRecord, iteration_id: str) -> IterationRecord:
+    record = session.get_iteration(iteration_id) if ITERATION_ID.fullmatch(iteration_id) else None
+    if record is None:
+        known = [r.iteration_id for r in session.iteration_records()]
+        raise ApiError(404, f"no iteration {iteration_id!r} in the session",
+                       f"choose one of {known or '(none yet)'}")  # fmt: skip
+    return record
+
+
+def _videos(run_id: str, record: IterationRecord, prefix: str) -> list[dict[str, str]]:
+    return [
+        {"name": name, "url": f"/api/runs/{run_id}/files/{prefix}/videos/{name}"}
+        for name in record.video_filenames()
+    ]
+
+
+def _iteration_summary(run_id: str, record: IterationRecord, loop: dict[str, Any]) -> dict:
+    spec = record.read_reward_spec()
+    judgment = record.read_judgment()
+    summary = record.read_summary()
+    return {
+        "iteration_id": record.iteration_id, **loop, "status": record.derive_status(),
+        "progress": record.compute_progress(), "reward_latex": spec.latex,
+        "reward_description": spec.description, "reward_terms": spec.terms,
+        "judgment": None if judgment is None else {
+            "intent_score": judgment.intent_score, "passed": judgment.passed,
+            "diagnosis": judgment.diagnosis, "failure_tags": judgment.failure_tags,
+        },
+        "final_episodic_return": None if summary is None else summary.final_episodic_return,
+        "videos": _videos(run_id, record, record.iteration_id),
+    }  # fmt: skip
+
+
+@router.get("/runs/{run_id}/iterations")
+def iterations(run_id: str, board: DashboardDep) -> dict[str, Any]:
+    """The session's iterations in order, with what the loop recorded about each."""
+    session = _session(board.run(run_id))
+    history = session.read_history() or {}
+    loop = {str(it.get("iteration_id")): it for it in history.get("iterations", [])}
+    items = [
+        _iteration_summary(run_id, record, loop.get(record.iteration_id, {}))
+        for record in session.iteration_records()
+    ]
+    return {
+        "run_id": run_id, "prompt": (session.read_metadata() or {}).get("prompt"),
+        "status": history.get("status"), "best_iteration": history.get("best_iteration"),
+        "best_score": history.get("best_score"), "iterations": board.scrub(items),
+    }  # fmt: skip
+
+
+def _read_text(path: Any) -> str | None:
+    return path.read_text(encoding="utf-8") if path.is_file() else None
+
+
+@router.get("/runs/{run_id}/iterations/{iteration_id}")
+def iteration_detail(run_id: str, iteration_id: str, board: DashboardDep) -> dict[str, Any]:
+    """One iteration in full: reward code (and the revised one), its spec with LaTeX, the
+    judgment with every judge's score, the training summary, config and executor runs."""
+    record = _iteration(_session(board.run(run_id)), iteration_id)
+    judgment, summary = record.read_judgment(), record.read_summary()
+    status = record.read_status() or {"status": record.derive_status()}
+    detail = {
+        "iteration_id": iteration_id, "status": status, "config": record.read_config(),
+        "reward_code": record.read_reward_source(),
+        "reward_spec": record.read_reward_spec().model_dump(),
+        "revised_reward_code": _read_text(record.revised_reward_path),
+        "prompt": _read_text(record.prompt_path),
+        "judgment": None if judgment is None else judgment.model_dump(),
+        "summary": None if summary is None else summary.model_dump(),
+        "aggregation": _json(record.aggregation_path),
+        "runs": [r.iteration_id for r in record.run_records()],
+        "videos": _videos(run_id, record, iteration_id),
+    }  # fmt: skip
+    return board.scrub(detail)
+
+
+def _json(path: Any) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+@router.get("/runs/{run_id}/iterations/{iteration_id}/metrics")
+def iteration_metrics(
+    run_id: str,
+    iteration_id: str,
+    board: DashboardDep,
+    run: str | None = Query(None, description="An executor run of a multi-run iteration."),
+) -> dict[str, Any]:
+    """Per-term training rows and evaluation rows (``metrics/scalars.jsonl``) of the
+    iteration, or of one of its executor runs."""
+    record = _iteration(_session(board.run(run_id)), iteration_id)
+    if run is not None:
+        runs = {r.iteration_id: r for r in record.run_records()}
+        if run not in runs:
+            raise ApiError(404, f"no run {run!r} in {iteration_id}",
+                           f"choose one of {sorted(runs) or '(single-run iteration)'}")  # fmt: skip
+        record = runs[run]
+    train, evaluation = record.parse_scalars()
+    return {"run_id": run_id, "iteration_id": iteration_id, "run": run,
+            "train": train, "eval": evaluation}  # fmt: skip
+
+
+@router.get("/runs/{run_id}/analysis")
+def analysis(run_id: str, board: DashboardDep) -> dict[str, Any]:
+    """The session's post-session analysis (``analysis.json``), if one was written."""
+    session = _session(board.run(run_id))
+    return {"run_id": run_id, "analysis": board.scrub(session.read_analysis())}
+
+
+def _benchmarks(board: Dashboard) -> dict[str, Any]:
+    found = {}
+    for path in sorted(board.root.glob(f"*/{BENCH_FILE}")) + sorted(
+        board.root.glob(f"*/*/{BENCH_FILE}")
+    ):
+        if not any(part.startswith(".") for part in path.relative_to(board.root).parts):
+            found[board.index.run_id(path.parent)] = path
+    return found
+
+
+@router.get("/benchmarks")
+def benchmarks(board: DashboardDep) -> list[dict[str, Any]]:
+    """Every benchmark table under the runs directory: id, cases and the overall summary."""
+    items = []
+    for bench_id, path in _benchmarks(board).items():
+        data = _json(path) or {}
+        items.append({"bench_id": bench_id, "cases": len(data.get("cases", [])),
+                      "summary": (data.get("summary") or {}).get("all")})  # fmt: skip
+    return items
+
+
+@router.get("/benchmarks/{bench_id}")
+def benchmark(bench_id: str, board: DashboardDep) -> dict[str, Any]:
+    """One benchmark: every case (env, instruction, category, difficulty, session, status,
+    best score; the session's run id to open it) and the summary per group."""
+    path = _benchmarks(board).get(bench_id)
+    if path is None:
+        raise ApiError(404, f"no benchmark {bench_id!r}", "GET /api/benchmarks lists them")
+    data = _json(path) or {}
+    cases = []
+    for case in data.get("cases", []):
+        session = path.parent / str(case.get("session_id") or ".missing")
+        run_id = board.index.run_id(session) if session.is_dir() else None
+        cases.append({**case, "run_id": run_id})
+    return {"bench_id": bench_id, "cases": board.scrub(cases), "summary": data.get("summary")}

@@ -1,0 +1,63 @@
+"""`/api/runs/{id}/files/...`: a run's files and listings, and nothing outside the run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+
+from langmarl.web import create_app
+
+
+def test_listing_and_files(client: TestClient) -> None:
+    names = {e["name"] for e in client.get("/api/runs/lang/files").json()["entries"]}
+    assert {"run.json", "metrics.jsonl", "policies", "logs"} <= names
+    assert ".lock" not in names
+    policies = client.get("/api/runs/lang/files/policies/iter_0002").json()["entries"]
+    assert "manifest.json" in {e["name"] for e in policies}
+    record = client.get("/api/runs/lang/files/run.json")
+    assert record.status_code == 200 and json.loads(record.content)["kind"] == "language"
+    missing = client.get("/api/runs/lang/files/nope.txt")
+    assert missing.status_code == 404 and "nope.txt" in missing.json()["error"]
+
+
+def test_traversal_and_absolute_paths_are_refused(client: TestClient) -> None:
+    for path in ("..%2F..%2Fetc%2Fpasswd", "policies%2F..%2F..%2Fsession%2Frun.json",
+                 "%2Fetc%2Fpasswd", "/etc/passwd", "..%5Crun.json"):  # fmt: skip
+        response = client.get(f"/api/runs/lang/files/{path}")
+        assert response.status_code == 400, (path, response.text)
+        assert response.json()["fix"].startswith("pass a path relative to the run")
+
+
+def test_hidden_files_and_locks_are_refused(client: TestClient) -> None:
+    response = client.get("/api/runs/lang/files/.lock")
+    assert response.status_code == 403 and "hidden" in response.json()["error"]
+    assert client.get("/api/runs/weights~mag/files/checkpoints/.step-000006.tmp").status_code == 403
+
+
+def test_symlinks_out_of_the_run_are_refused(own_runs: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "secret.txt"
+    outside.write_text("not for the dashboard")
+    run = own_runs / "mag"
+    (run / "out.txt").symlink_to(outside)
+    (run / "other_run").symlink_to(own_runs / "group" / "grpo")
+    (run / "inside.txt").symlink_to(run / "run.json")
+    (run / "broken.txt").symlink_to(run / "gone.txt")
+    client = TestClient(create_app(own_runs))
+    for path in ("out.txt", "other_run/run.json"):
+        response = client.get(f"/api/runs/mag/files/{path}")
+        assert response.status_code == 403, path
+        assert "link out of the run" in response.json()["error"]
+        assert "not for the dashboard" not in response.text
+    assert client.get("/api/runs/mag/files/inside.txt").json()["kind"] == "magrpo"
+    assert client.get("/api/runs/mag/files/broken.txt").status_code == 404
+
+
+def test_a_run_directory_linked_from_outside_serves_nothing(own_runs: Path, tmp_path: Path) -> None:
+    elsewhere = own_runs.parent / "elsewhere"
+    (own_runs / "mag").rename(elsewhere)
+    (own_runs / "linked").symlink_to(elsewhere)
+    client = TestClient(create_app(own_runs))
+    response = client.get("/api/runs/linked/files/run.json")
+    assert response.status_code == 403

@@ -1,0 +1,151 @@
+"""Runs of every kind for the API tests, made the cheapest way each is made, and a real
+server to serve an app:
+
+* ``lang``: a real language run (MonteCarloTrainer, scripted LLM: 2 iterations of the qa
+  task) with policies, trajectories, evaluations, gradients and update decisions;
+* ``weights~mag``: a finished MAGRPO run written through RunDir (metrics, eval.jsonl, a
+  checkpoint, held-out report with sample completions), as tests/store does;
+* ``grpo``: a PARL GRPO run with its curves;
+* ``session``: a Prompt2Policy session written through SessionRecord (reward code with
+  LaTeX, judgment, per-term scalars, a video), and ``bench_1`` a benchmark table over one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from langmarl.llm.types import ChatRequest, message_text
+from langmarl.store.run import RunDir
+from langmarl.testing import ScriptedLLM, scripted_config
+from langmarl.testing.processes import wait_until
+from langmarl.testing.roles import role_of_system
+
+REPLIES = {
+    "critic": '{"researcher": "quote the fact", "answerer": "answer in one word"}',
+    "aggregate": "Quote the fact, then answer in one word.",
+    "rewrite": "You answer with one word after quoting the fact from the context.",
+    "gradient": "Quote the fact, then answer in one word.",
+    "actor": "Answer: Paris",
+}
+REWARD_CODE = '''def reward_fn(obs, action, next_obs, info):
+    """Keep the pole upright.
+    LaTeX: r = 1 - |\\\\theta|
+    """
+    up = 1.0 - abs(float(next_obs[1]))
+    return up, {"upright": up}
+'''
+
+
+def _reply(request: ChatRequest) -> str:
+    system = message_text(request.messages[0]) if request.messages else ""
+    return REPLIES[role_of_system(system)]
+
+
+def language_run(root: Path, name: str = "lang") -> Path:
+    """A real 2-iteration language run of the qa task under ``root``."""
+    from langmarl.config import LanguageTaskConfig
+    from langmarl.envs.language.env import LanguageEnv
+    from langmarl.textgrad import CentralizedCritic, PolicyGradientOptimizer
+    from langmarl.trainer import MonteCarloTrainer
+
+    config = LanguageTaskConfig(
+        exp_name=name, task_type="qa", num_iterations=2, trajectories_per_iteration=2,
+        experiment_dir=str(root), checkpoint_dir=str(root.parent / "ck"), seed=3,
+        validation_size=1,
+    )  # fmt: skip
+    llm = ScriptedLLM(_reply, config=scripted_config(max_retries=0))
+    env = LanguageEnv(config, llm=llm)
+    critic = CentralizedCritic(config, llm=llm)
+    MonteCarloTrainer(
+        config, env, critic, PolicyGradientOptimizer(scripted_config(), llm=llm)
+    ).train()
+    return root / name
+
+
+def magrpo_run(path: Path) -> Path:
+    run = RunDir(path)
+    run.start("magrpo", config={"algorithm": "magrpo", "api_key": "sk-not-shown-1234"},
+              total_steps=4)  # fmt: skip
+    for step in range(1, 5):
+        run.log_metrics(step, reward_mean=step / 4, loss=1.0 / step)
+    run.append("eval.jsonl", {"step": 4, "eval_return": 0.8, "eval_reward_turn1": 0.8})
+    state = path / "checkpoints" / "step-000004"
+    state.mkdir(parents=True)
+    (state / "trainer_state.json").write_text(json.dumps({"algorithm": "magrpo", "step": 4}))
+    (path / "checkpoints" / ".step-000006.tmp").mkdir()  # a staging dir: not a checkpoint
+    interval = {"mean": 0.5, "low": 0.4, "high": 0.6, "n": 2}
+    sample = {"prompt": "Name a colour.", "completions": [["red"]], "return": 1.0}
+    run.write_json("heldout.json", {
+        "task": "poster",
+        "before": {"label": "untrained", "interval": interval, "returns": [0.4, 0.6],
+                   "samples": [sample]},
+        "after": {"label": "step-000004", "interval": {**interval, "mean": 0.9},
+                  "returns": [0.9, 0.9], "samples": [{**sample, "return": 0.9}]},
+    })  # fmt: skip
+    run.finish("completed")
+    return path
+
+
+def grpo_run(path: Path) -> Path:
+    run = RunDir(path)
+    run.start("parl_grpo", total_steps=2)
+    for step in range(2):
+        run.log_metrics(step, total_reward=0.25 * (step + 1))
+    rows = [{"step": s, "task_id": f"t{s}", "critical_steps": 2.0, "serial_steps": 4.0}
+            for s in range(2)]  # fmt: skip
+    run.write_json("parl_curves.json", {"curve": [{"step": 0, "speedup": 2.0}], "episodes": rows})
+    run.finish("completed")
+    return path
+
+
+def session_run(path: Path) -> Path:
+    from langmarl.p2p.contracts import JudgmentResult, RewardSpec
+    from langmarl.p2p.records import SessionRecord
+
+    session = SessionRecord(path)
+    session.start("balance the pole", "InvertedPendulum-v5", {"env_id": "InvertedPendulum-v5"})
+    session.save_metadata({**session.read_metadata(), "prompt": "balance the pole"})
+    it = session.new_iteration(1)
+    it.save_reward_source(REWARD_CODE)
+    it.save_reward_spec(RewardSpec(latex=r"r = 1 - |\theta|", terms={"upright": "1 - angle"},
+                                   origin="author"))  # fmt: skip
+    it.save_judgment(JudgmentResult(intent_score=0.9, passed=True, diagnosis="stays up"))
+    it.scalars_path.parent.mkdir(parents=True)
+    rows = [{"type": "train", "step": 50, "upright": 0.5}, {"type": "eval", "step": 100,
+            "mean_return": 3.0, "upright": 1.0}]  # fmt: skip
+    it.scalars_path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    it.videos_dir.mkdir()
+    (it.videos_dir / "eval_100_median.mp4").write_bytes(b"\x00\x00\x00\x18ftypmp42fake")
+    it.set_status("completed")
+    session.record_iteration(1, intent_score=0.9, mean_return=3.0, best_score=0.9)
+    history = {"iterations": [{"iteration": 1, "iteration_id": "iter_1", "intent_score": 0.9,
+                               "reward_origin": "author", "mean_return": 3.0}],
+               "best_iteration": 1, "best_score": 0.9, "status": "passed"}  # fmt: skip
+    session.save_history(history)
+    session.set_status("passed")
+    return path
+
+
+@contextlib.contextmanager
+def live_server(app: Any) -> Iterator[str]:
+    """``app`` served by a real uvicorn on a free loopback port; yields its base URL."""
+    import uvicorn
+
+    from langmarl.llm.server.config import bind_socket
+
+    sock = bind_socket("127.0.0.1", 0)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    wait_until(lambda: server.started, timeout_s=30, what="the server to start")
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
