@@ -51,6 +51,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("spaces", ("langmarl.magrpo", "langmarl.p2p", "langmarl.parl")),
     ("plots", ("langmarl.plots",)),
     ("api", ("langmarl.api",)),
+    # jobs: training commands as local processes or Ray tasks (validated by the spaces' configs)
+    ("jobs", ("langmarl.jobs",)),
     # the dashboard's API over the runs directory (reads store/, the spaces' records)
     ("web", ("langmarl.web",)),
     ("cli", ("langmarl.cli",)),

@@ -23,7 +23,11 @@ COMMAND_MODULES = [
     "langmarl.cli.parl_commands",
     "langmarl.cli.plot_commands",
     "langmarl.cli.dashboard_commands",
+    "langmarl.cli.jobs_commands",
 ]
+
+CANCELLED_EXIT_CODE = 143
+"""Exit code of a command ended by SIGTERM (128 + 15, the shell's convention)."""
 
 
 def build_app() -> typer.Typer:
@@ -48,7 +52,15 @@ def build_app() -> typer.Typer:
 
 
 def main() -> None:
-    """Console-script entry point; turns langmarl errors into one clear line and exit 1."""
+    """Console-script entry point; turns langmarl errors into one clear line and exit 1.
+    SIGTERM ends a training command's run ``cancelled``, its files intact."""
     from langmarl.cli.common import run_app
+    from langmarl.store.run import cancel_on_sigterm, termination_requested
 
-    run_app(build_app())
+    cancel_on_sigterm()
+    try:
+        run_app(build_app())
+    except (SystemExit, KeyboardInterrupt):  # Click turns the interrupt into exit code 130
+        if termination_requested():
+            raise SystemExit(CANCELLED_EXIT_CODE) from None
+        raise

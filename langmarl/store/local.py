@@ -69,6 +69,7 @@ from langmarl.store.run import (
     RunStatus,
     check_schema,
     code_version,
+    interrupted_status,
     process_start,
     true_status,
 )
@@ -250,7 +251,10 @@ class LocalStore:
         return info
 
     def set_status(self, run_id: str, status: RunStatus, error: str | None = None) -> None:
-        """Record the run's status (``running``/``completed``/``failed``/``stopped``)."""
+        """Record the run's status (``running``/``completed``/``failed``/``stopped``;
+        ``stopped`` after SIGTERM is recorded as ``cancelled``, see
+        :func:`~langmarl.store.run.interrupted_status`)."""
+        status, error = interrupted_status(status, error)
         self.update_run(run_id, status=status, error=error)
         if status != "running":
             self._run_event(run_id, "run_end", status=status, error=error)

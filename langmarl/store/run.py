@@ -5,7 +5,7 @@ sessions) writes the same core files::
 
     <run dir>/
       run.json            the RunRecord: schema_version, kind, status (running, completed,
-                          failed, stopped) with its error, config (secrets scrubbed),
+                          failed, stopped, cancelled) with its error, config (secrets scrubbed),
                           created_at/updated_at, code version (langmarl + git commit),
                           pid (+ its start time, for liveness), attempts; per kind extras
       metrics.jsonl       ONE metrics stream: a line per step (or iteration) {"step": N, ...}
@@ -20,6 +20,10 @@ Decisions:
   and passes the run's :class:`Redactor` first.
 * A ``running`` status whose process is gone (SIGKILL, a crash) reads as ``failed``, with an
   error saying how to resume; ``run.json`` on disk is left as it was.
+* Ctrl-C ends a run ``stopped``; SIGTERM (``langmarl jobs cancel``, a cluster scheduler)
+  ends it ``cancelled``. Both unwind the same way (:class:`RunCancelled` is a
+  ``KeyboardInterrupt``, so every handler of Ctrl-C saves what it can for SIGTERM too); the
+  status is chosen in one place, :meth:`RunDir.finish` / :func:`interrupted_status`.
 * Resuming at step ``k`` drops the metrics lines after ``k`` (:meth:`RunDir.rewind`): they
   came from steps whose checkpoint was never written and are trained again, so no step is
   counted twice.
@@ -34,7 +38,9 @@ import contextlib
 import functools
 import os
 import shutil
+import signal
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -57,9 +63,50 @@ METRICS_FILE = "metrics.jsonl"
 EVENTS_FILE = "logs/events.jsonl"
 
 RunKind = Literal["language", "parl_language", "magrpo", "iac", "maac", "parl_grpo", "p2p_session"]
-RunStatus = Literal["running", "completed", "failed", "stopped"]
+RunStatus = Literal["running", "completed", "failed", "stopped", "cancelled"]
 RUN_KINDS: tuple[str, ...] = get_args(RunKind)
 RUN_STATUSES: tuple[str, ...] = get_args(RunStatus)
+
+
+CANCELLED_ERROR = "cancelled (SIGTERM)"
+
+
+class RunCancelled(KeyboardInterrupt):
+    """Raised in the main thread by SIGTERM once :func:`cancel_on_sigterm` is installed.
+
+    A ``KeyboardInterrupt`` on purpose: every place that already saves a run on Ctrl-C
+    (checkpoints, ``run.json``, the p2p session) does the same for a cancel."""
+
+
+_terminated = threading.Event()
+"""Set by the SIGTERM handler: signals are process-wide, so this flag is too."""
+
+
+def termination_requested() -> bool:
+    """Whether this process received SIGTERM (with :func:`cancel_on_sigterm` installed)."""
+    return _terminated.is_set()
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    if _terminated.is_set():  # a second SIGTERM must not break the first one's cleanup
+        return
+    _terminated.set()
+    raise RunCancelled(CANCELLED_ERROR)
+
+
+def cancel_on_sigterm() -> None:
+    """Make SIGTERM unwind like Ctrl-C, so the run ends ``cancelled`` with its files intact
+    (the ``langmarl`` command installs it; a no-op outside the main thread)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_sigterm)
+
+
+def interrupted_status(status: RunStatus, error: str | None = None) -> tuple[RunStatus, str | None]:
+    """``(status, error)``, except that ``stopped`` becomes ``cancelled`` in a process
+    that received SIGTERM (whichever handler caught the interrupt)."""
+    if status == "stopped" and termination_requested():
+        return "cancelled", CANCELLED_ERROR
+    return status, error
 
 
 class RunRecord(BaseModel):
@@ -294,14 +341,17 @@ class RunDir:
         return info
 
     def finish(self, status: RunStatus, error: str | None = None) -> None:
-        """Record the run's final status (and an event saying so)."""
+        """Record the run's final status (and an event saying so); ``stopped`` is recorded
+        as ``cancelled`` after SIGTERM (:func:`interrupted_status`)."""
+        status, error = interrupted_status(status, error)
         self.update(status=status, error=error)
         self.event("run_end", status=status, error=error)
 
     @contextlib.contextmanager
     def tracking(self) -> Iterator[None]:
-        """Record the outcome of the block: ``completed``; ``stopped`` on Ctrl-C (the
-        interrupt propagates); ``failed`` with the error on any other exception."""
+        """Record the outcome of the block: ``completed``; ``stopped`` on Ctrl-C,
+        ``cancelled`` on SIGTERM (the interrupt propagates); ``failed`` with the error on
+        any other exception."""
         try:
             yield
         except KeyboardInterrupt:

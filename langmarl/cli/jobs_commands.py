@@ -1,0 +1,160 @@
+"""`langmarl jobs submit|list|status|cancel|logs`: training commands as jobs, on local
+processes (cores pinned per job) or a Ray cluster."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from langmarl.cli.common import SET_OPTION_HELP, console, parse_overrides
+
+if TYPE_CHECKING:
+    from langmarl.jobs import Backend, JobRecord
+
+RUNS_DIR_HELP = "Where runs land (<runs-dir>/<job id>) and jobs are recorded."
+STATE_COLOURS = {"queued": "cyan", "running": "yellow", "completed": "green", "failed": "red",
+                 "cancelled": "magenta"}  # fmt: skip
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``jobs`` command group to ``app``."""
+    group = typer.Typer(help="Jobs: training commands on local processes or a Ray cluster.")
+    group.command("submit")(submit)
+    group.command("list")(list_jobs)
+    group.command("status")(status)
+    group.command("cancel")(cancel)
+    group.command("logs")(logs)
+    app.add_typer(group, name="jobs")
+
+
+def _backend(runs_dir: Path, backend: str = "local", address: str | None = None) -> Backend:
+    from langmarl.jobs import open_backend
+
+    return open_backend(backend, runs_dir, address=address)
+
+
+def _for_job(runs_dir: Path, job_id: str) -> Backend:
+    """The backend that ran ``job_id`` (Ray: connected to the address it was sent to)."""
+    from langmarl.jobs import JobStore
+
+    record = JobStore(runs_dir).read(job_id)
+    return _backend(runs_dir, record.backend, record.ray.get("address"))
+
+
+def submit(
+    kind: str = typer.Argument(
+        ..., help="language, parl_language, magrpo, parl_grpo or p2p (the command to run)."
+    ),
+    config: str | None = typer.Argument(None, help="Config file (JSON or YAML)."),
+    set_: list[str] = typer.Option(None, "--set", help=SET_OPTION_HELP),
+    seed: int | None = typer.Option(None, "--seed", help="The run's seed."),
+    cpus: int = typer.Option(1, "--cpus", min=1, help="Cores for the job."),
+    memory_gb: float | None = typer.Option(None, "--memory-gb", help="Memory hint (Ray)."),
+    name: str | None = typer.Option(None, "--name", help="A label; the job id starts with it."),
+    intent: str | None = typer.Option(None, "--intent", help="p2p: the behaviour wanted."),
+    backend: str = typer.Option("local", "--backend", help="local or ray."),
+    address: str | None = typer.Option(
+        None, "--address", help="Ray: 'auto' or ray://host:10001 (default: a local cluster)."
+    ),
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help=RUNS_DIR_HELP),
+    wait: bool = typer.Option(False, "--wait", help="Wait for the job to end."),
+) -> None:
+    """Validate a config and run its training command as a job."""
+    from langmarl.jobs import JobSpec
+
+    fields = {"kind": kind, "config": config or {}, "overrides": parse_overrides(set_),
+              "seed": seed, "resources": {"cpus": cpus, "memory_gb": memory_gb},
+              "name": name, "intent": intent}  # fmt: skip
+    spec = JobSpec.model_validate(fields)
+    jobs = _backend(runs_dir, backend, address)
+    job_id = jobs.submit(spec)
+    console.print(f"job [bold]{job_id}[/] submitted ({backend}); run directory "
+                  f"{runs_dir / job_id}")  # fmt: skip
+    if wait:
+        record = jobs.wait(job_id)
+        _print_record(record)
+        if record.state != "completed":
+            raise typer.Exit(1)
+
+
+def list_jobs(
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help=RUNS_DIR_HELP),
+) -> None:
+    """The jobs of a runs directory, newest first."""
+    from rich.table import Table
+
+    from langmarl.jobs import LocalBackend
+
+    table = Table("job", "kind", "backend", "state", "cores", "submitted", "error")
+    for record in LocalBackend(runs_dir).list():
+        colour = STATE_COLOURS[record.state]
+        submitted = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(record.submitted_at))
+        table.add_row(
+            record.job_id, record.spec.kind, record.backend, f"[{colour}]{record.state}[/]",
+            ",".join(map(str, record.cores)), submitted, (record.error or "").split("\n")[0],
+        )  # fmt: skip
+    console.print(table)
+
+
+def status(
+    job_id: str = typer.Argument(..., help="The job id (see `langmarl jobs list`)."),
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help=RUNS_DIR_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print the job record as JSON."),
+) -> None:
+    """A job's state, run directory, exit code and error."""
+    record = _for_job(runs_dir, job_id).status(job_id)
+    if as_json:
+        console.print_json(record.model_dump_json())
+    else:
+        _print_record(record)
+
+
+def cancel(
+    job_id: str = typer.Argument(..., help="The job id."),
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help=RUNS_DIR_HELP),
+    wait: bool = typer.Option(True, "--wait/--no-wait", help="Wait until it has stopped."),
+) -> None:
+    """Stop a job gracefully: its run ends `cancelled`, its files intact."""
+    jobs = _for_job(runs_dir, job_id)
+    record = jobs.cancel(job_id)
+    if wait:
+        record = jobs.wait(job_id)
+    _print_record(record)
+
+
+def logs(
+    job_id: str = typer.Argument(..., help="The job id."),
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help=RUNS_DIR_HELP),
+    tail: int | None = typer.Option(None, "--tail", min=0, help="Only the last N lines."),
+    follow: bool = typer.Option(False, "--follow", "-f", help="Keep printing until it ends."),
+) -> None:
+    """A job's output (stdout and stderr of its command)."""
+    import sys
+
+    jobs = _for_job(runs_dir, job_id)
+    text = jobs.logs(job_id, tail=tail)
+    sys.stdout.write(text)
+    shown = len(jobs.logs(job_id)) if tail is not None else len(text)
+    while follow:
+        done = jobs.status(job_id).done
+        text = jobs.logs(job_id)
+        sys.stdout.write(text[shown:])
+        sys.stdout.flush()
+        shown = len(text)
+        if done:
+            break
+        time.sleep(0.5)
+
+
+def _print_record(record: JobRecord) -> None:
+    colour = STATE_COLOURS[record.state]
+    console.print(f"{record.job_id}: [{colour}]{record.state}[/] ({record.spec.kind}, "
+                  f"{record.backend})")  # fmt: skip
+    console.print(f"run directory: {record.run_dir}")
+    if record.exit_code is not None:
+        console.print(f"exit code: {record.exit_code}")
+    if record.error:
+        console.print(f"error: {record.error}", markup=False)

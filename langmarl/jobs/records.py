@@ -1,0 +1,182 @@
+"""Job records: one JSON file per job under ``<runs_dir>/.jobs/``, so every process that
+opens the runs directory (``langmarl jobs list``, the web API, the job's own supervisor)
+sees the same jobs.
+
+::
+
+    <runs_dir>/
+      .jobs/<job_id>.json          the JobRecord (written atomically, under .jobs/.lock)
+      .jobs/<job_id>.config.json   the config the command reads (overrides applied)
+      <job_id>/                    the run (p2p: the session directory inside it)
+      <job_id>/logs/job.log        the command's stdout and stderr
+
+A record's state is made true when read (:func:`settle`): a ``queued`` or ``running`` job
+whose process is gone ended without saying how, so its run's ``run.json`` decides.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from langmarl.core.errors import ConfigError
+from langmarl.core.files import atomic_write_text, load_json_file
+from langmarl.jobs.spec import JobSpec
+from langmarl.store.run import RUN_FILE, process_alive
+
+JobState = Literal["queued", "running", "completed", "failed", "cancelled"]
+FINAL_STATES: tuple[str, ...] = ("completed", "failed", "cancelled")
+JOBS_DIR = ".jobs"
+LOG_FILE = "logs/job.log"
+
+
+class JobRecord(BaseModel):
+    """A job and what became of it (what :meth:`Backend.status` returns)."""
+
+    job_id: str
+    spec: JobSpec
+    backend: Literal["local", "ray"]
+    state: JobState = "queued"
+    run_dir: str
+    """Where the run lands: ``<runs_dir>/<job_id>`` (p2p: holds the session directory)."""
+    log_path: str
+    """The command's stdout and stderr."""
+    extra_args: list[str] = Field(default_factory=list)
+    """Arguments after the config that place the run (language: ``--run-id <job_id>``)."""
+    exit_code: int | None = None
+    error: str | None = None
+    """Why the job failed or was cancelled."""
+    submitted_at: float = Field(default_factory=time.time)
+    started_at: float | None = None
+    ended_at: float | None = None
+    pid: int | None = None
+    """The process watching the job (local: its supervisor), for liveness."""
+    pid_started: str | None = None
+    cores: list[int] = Field(default_factory=list)
+    """Local backend: the cores the job is pinned to while it runs."""
+    cancel_requested: bool = False
+    ray: dict[str, str] = Field(default_factory=dict)
+    """Ray backend: address, namespace and actor name."""
+
+    @property
+    def done(self) -> bool:
+        return self.state in FINAL_STATES
+
+
+class JobStore:
+    """The job records of one runs directory."""
+
+    def __init__(self, runs_dir: str | Path) -> None:
+        self.runs_dir = Path(runs_dir).resolve()
+        self.dir = self.runs_dir / JOBS_DIR
+
+    def path(self, job_id: str) -> Path:
+        return self.dir / f"{job_id}.json"
+
+    def config_path(self, job_id: str) -> Path:
+        return self.dir / f"{job_id}.config.json"
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the records' lock (read-modify-write by several processes)."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        with open(self.dir / ".lock", "a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def write(self, record: JobRecord) -> None:
+        atomic_write_text(self.path(record.job_id), record.model_dump_json(indent=2) + "\n")
+
+    def read(self, job_id: str) -> JobRecord:
+        """The record as written.
+
+        Raises:
+            ConfigError: if there is no such job.
+        """
+        path = self.path(job_id)
+        if not path.is_file():
+            raise ConfigError(
+                f"no job {job_id!r} in {self.dir}: see `langmarl jobs list --runs-dir "
+                f"{self.runs_dir}` for the jobs there"
+            )
+        return JobRecord.model_validate(load_json_file(path))
+
+    def update(self, job_id: str, **fields: Any) -> JobRecord:
+        """Merge ``fields`` into the record (under the lock) and return it."""
+        with self.locked():
+            record = self.read(job_id).model_copy(update=fields)
+            self.write(record)
+        return record
+
+    def all(self) -> list[JobRecord]:
+        """Every record, newest first."""
+        if not self.dir.is_dir():
+            return []
+        records = [self.read(p.name.removesuffix(".json")) for p in self.dir.glob("*.json")
+                   if not p.name.endswith(".config.json")]  # fmt: skip
+        return sorted(records, key=lambda r: r.submitted_at, reverse=True)
+
+
+def run_info(run_dir: str | Path) -> dict[str, Any] | None:
+    """The ``run.json`` of the job's run (p2p: of the session inside), ``None`` before one."""
+    root = Path(run_dir)
+    for candidate in (root / RUN_FILE, *sorted(root.glob(f"*/{RUN_FILE}"))):
+        with contextlib.suppress(OSError, ValueError, ConfigError):
+            info = load_json_file(candidate)
+            if isinstance(info, dict):
+                return info
+    return None
+
+
+def log_tail(path: str | Path, lines: int = 5) -> str:
+    """The last ``lines`` lines of a log (empty if there is none)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    return "\n".join(text.splitlines()[-lines:])
+
+
+def outcome(record: JobRecord, exit_code: int | None) -> dict[str, Any]:
+    """The final fields of a job that ended with ``exit_code`` (None: unknown, the watching
+    process is gone): a cancel asked for is ``cancelled``; exit 0 with a run that did not
+    fail is ``completed``; anything else ``failed``, with the run's error or the log's
+    tail."""
+    info = run_info(record.run_dir) or {}
+    fields: dict[str, Any] = {"exit_code": exit_code, "ended_at": time.time(), "cores": []}
+    if record.cancel_requested:
+        return fields | {"state": "cancelled", "error": "cancelled on request"}
+    if info.get("status") == "completed" and exit_code in (0, None):
+        return fields | {"state": "completed", "error": None}
+    if exit_code == 0 and info.get("status") not in ("failed", "stopped", "cancelled"):
+        return fields | {"state": "completed", "error": None}
+    reason = info.get("error") or (
+        f"exit code {exit_code}" if exit_code is not None else "its process ended unrecorded"
+    )
+    tail = log_tail(record.log_path, 3)
+    return fields | {"state": "failed", "error": f"{reason}" + (f"\n{tail}" if tail else "")}
+
+
+def settle(store: JobStore, record: JobRecord) -> JobRecord:
+    """``record`` with its state made true: an unfinished job whose watching process is gone
+    is finished from its run's ``run.json`` (and the record updated)."""
+    if record.done or record.backend != "local" or record.pid is None:
+        return record
+    if process_alive(record.pid, record.pid_started):
+        return record
+    with store.locked():
+        current = store.read(record.job_id)
+        if current.done:
+            return current
+        settled = current.model_copy(update=outcome(current, None))
+        store.write(settled)
+    return settled

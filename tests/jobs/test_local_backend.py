@@ -1,0 +1,92 @@
+"""LocalBackend: real job processes against a real HTTP stub LLM; records other processes
+read; cores pinned per job and queued when taken; a graceful cancel."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from jobs_fakes import STUB_REPLY, language_job
+
+from langmarl.core.errors import ConfigError
+from langmarl.jobs import JobSpec, JobStore, LocalBackend, Resources
+from langmarl.store.run import RunDir
+from langmarl.testing.openai_stub import OpenAIStub
+from langmarl.testing.processes import wait_until
+
+
+def test_a_language_job_completes_in_its_run_dir(tmp_path: Path) -> None:
+    backend = LocalBackend(tmp_path / "runs", max_cpus=1)
+    with OpenAIStub(responder=STUB_REPLY) as stub:
+        job_id = backend.submit(language_job(stub, seed=3, name="qa run"))
+        assert job_id.startswith("qa-run-")
+        record = backend.wait(job_id, timeout_s=180)
+    assert (record.state, record.exit_code, record.error) == ("completed", 0, None)
+    run = RunDir(record.run_dir)
+    assert Path(record.run_dir) == (tmp_path / "runs" / job_id).resolve()
+    assert run.record().status == "completed" and len(run.metrics()) == 1
+    assert json.loads((Path(record.run_dir) / "config.json").read_text())["seed"] == 3
+    assert "Status: completed" in backend.logs(job_id)
+    assert backend.logs(job_id, tail=1).count("\n") <= 1
+    # another process (a fresh backend) sees the same job, and its pinned core
+    [listed] = LocalBackend(tmp_path / "runs").list()
+    assert (listed.job_id, listed.state, listed.cores) == (job_id, "completed", [])
+    assert JobStore(tmp_path / "runs").read(job_id).ended_at is not None
+
+
+def test_an_invalid_config_fails_at_submission_naming_the_field(tmp_path: Path) -> None:
+    backend = LocalBackend(tmp_path / "runs")
+    spec = JobSpec(kind="language", config={"env": "language", "trajectories_per_iteration": 0})
+    with pytest.raises(ConfigError, match="trajectories_per_iteration"):
+        backend.submit(spec)
+    with pytest.raises(ConfigError, match=r"resources\.cpus=64"):
+        backend.submit(JobSpec(kind="language", resources=Resources(cpus=64)))
+    assert backend.list() == []
+
+
+def test_cores_are_pinned_and_a_second_job_queues(tmp_path: Path) -> None:
+    backend = LocalBackend(tmp_path / "runs", max_cpus=1)
+    with OpenAIStub(latency=0.3, responder=STUB_REPLY) as stub:
+        first = backend.submit(language_job(stub, iterations=2))
+        second = backend.submit(language_job(stub))
+        wait_until(lambda: backend.status(first).state == "running", what="first running")
+        record = backend.status(first)
+        assert record.cores == [sorted(os.sched_getaffinity(0))[0]]
+        assert backend.status(second).state == "queued"
+        done = backend.wait(second, timeout_s=240)
+    first_done = backend.status(first)
+    assert first_done.state == done.state == "completed"
+    assert done.started_at is not None and first_done.ended_at is not None
+    assert done.started_at >= first_done.ended_at - 0.5  # it waited for the core
+
+
+def test_cancel_ends_the_run_cancelled_with_its_files_intact(tmp_path: Path) -> None:
+    backend = LocalBackend(tmp_path / "runs", grace_s=60)
+    with OpenAIStub(latency=0.2, responder=STUB_REPLY) as stub:
+        job_id = backend.submit(language_job(stub, iterations=50))
+        run = RunDir(tmp_path / "runs" / job_id)
+        wait_until(lambda: len(run.metrics()) >= 1, timeout_s=180, what="one iteration")
+        backend.cancel(job_id)
+        record = backend.wait(job_id, timeout_s=120)
+    assert record.state == "cancelled" and record.exit_code == 143, backend.logs(job_id)
+    info = run.record()
+    assert info.status == "cancelled" and info.error == "cancelled (SIGTERM)"
+    assert run.events()[-1]["event"] == "run_end"
+    assert not list(run.path.rglob(".*.tmp"))
+    for path in run.path.rglob("*.json"):
+        json.loads(path.read_text())  # every JSON file is whole
+
+
+def test_cancel_a_queued_job_never_starts_it(tmp_path: Path) -> None:
+    backend = LocalBackend(tmp_path / "runs", max_cpus=1)
+    with OpenAIStub(latency=0.3, responder=STUB_REPLY) as stub:
+        first = backend.submit(language_job(stub, iterations=3))
+        second = backend.submit(language_job(stub))
+        wait_until(lambda: backend.status(first).state == "running", what="first running")
+        assert backend.cancel(second).state in ("queued", "cancelled")
+        assert backend.wait(second, timeout_s=30).state == "cancelled"
+        backend.cancel(first)
+        assert backend.wait(first, timeout_s=120).state == "cancelled"
+    assert not (tmp_path / "runs" / second / "run.json").exists()
