@@ -36,10 +36,8 @@ def _loop_config(
     overrides: list[str] | None,
     config_file: Path | None = None,
 ) -> Any:
-    from pydantic import ValidationError
-
     from langmarl.config.loading import read_mapping
-    from langmarl.core.validation import config_error
+    from langmarl.core.validation import validate_model
     from langmarl.p2p.loop_config import LoopConfig
 
     data: dict[str, Any] = read_mapping(config_file) if config_file else {}
@@ -55,10 +53,7 @@ def _loop_config(
             data.setdefault(head, {})[tail] = value
         else:
             data[key] = value
-    try:
-        return LoopConfig.model_validate(data)
-    except ValidationError as exc:
-        raise config_error(exc, LoopConfig, "command-line options") from None
+    return validate_model(LoopConfig, data, "command-line options")
 
 
 def _clients(llm: str, vlm: str | None) -> tuple[Any, Any]:

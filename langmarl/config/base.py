@@ -9,7 +9,6 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    ValidationError,
     field_validator,
     model_validator,
 )
@@ -17,7 +16,7 @@ from pydantic import (
 from langmarl.config.overrides import apply_overrides
 from langmarl.core.errors import ConfigError
 from langmarl.core.mappings import read_mapping
-from langmarl.core.validation import config_error
+from langmarl.core.validation import validate_model
 from langmarl.llm.config import LLMConfig, coerce_llm
 from langmarl.tracking.factory import ReportTo
 
@@ -152,10 +151,7 @@ class BaseConfig(BaseModel):
     @classmethod
     def from_dict(cls, data: dict[str, Any], source: str = "") -> BaseConfig:
         """Validate ``data`` into this class; errors name field, value and fix."""
-        try:
-            return cls.model_validate(data)
-        except ValidationError as exc:
-            raise config_error(exc, cls, source) from None
+        return validate_model(cls, data, source)
 
     @classmethod
     def from_json(cls, path: str | Path, overrides: dict[str, Any] | None = None) -> BaseConfig:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from langmarl.core.errors import ConfigError
+
+M = TypeVar("M", bound=BaseModel)
 
 
 def did_you_mean(name: str, choices: Iterable[str]) -> str:
@@ -65,3 +67,16 @@ def config_error(exc: ValidationError, model: type[BaseModel], source: str = "")
         lines.append(f"- {field}: {message}")
     where = f" in {source}" if source else ""
     return ConfigError(f"Invalid {model.__name__}{where}:\n" + "\n".join(lines))
+
+
+def validate_model(model: type[M], data: Any, source: str = "") -> M:
+    """``data`` validated into ``model``.
+
+    Raises:
+        ConfigError: listing every invalid field with its value and the fix
+            (:func:`config_error`); ``source`` (a path) is named in the message.
+    """
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise config_error(exc, model, source) from None

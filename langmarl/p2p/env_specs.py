@@ -32,6 +32,17 @@ class MujocoEnvSpec:
 
 
 _LOCOMOTION = "obs excludes the x (and y) position of the torso unless info has it."
+_HOPPING_KEYS = (
+    "x_position", "z_distance_from_origin", "x_velocity", "reward_forward", "reward_ctrl",
+    "reward_survive",
+)  # fmt: skip
+"""``info`` of the 2D bodies that can fall (Hopper, Walker2d)."""
+_PLANAR_KEYS = (
+    "x_position", "y_position", "distance_from_origin", "x_velocity", "y_velocity",
+    "reward_forward", "reward_ctrl",
+)  # fmt: skip
+"""``info`` of the bodies that move in the x-y plane (Ant adds its contact and survive
+terms; Swimmer has just these)."""
 
 ENV_SPECS: dict[str, MujocoEnvSpec] = {
     spec.env_id: spec
@@ -49,14 +60,7 @@ ENV_SPECS: dict[str, MujocoEnvSpec] = {
             "Hopper-v5",
             11,
             3,
-            (
-                "x_position",
-                "z_distance_from_origin",
-                "x_velocity",
-                "reward_forward",
-                "reward_ctrl",
-                "reward_survive",
-            ),
+            _HOPPING_KEYS,
             "2D one-legged hopper. obs[0]=torso z (height), obs[1]=torso angle, obs[2:5]=joint "
             "angles, obs[5]=x velocity, obs[6]=z velocity. Episode ends when it falls. "
             + _LOCOMOTION,
@@ -65,14 +69,7 @@ ENV_SPECS: dict[str, MujocoEnvSpec] = {
             "Walker2d-v5",
             17,
             6,
-            (
-                "x_position",
-                "z_distance_from_origin",
-                "x_velocity",
-                "reward_forward",
-                "reward_ctrl",
-                "reward_survive",
-            ),
+            _HOPPING_KEYS,
             "2D biped. obs[0]=torso z, obs[1]=torso angle, obs[2:8]=joint angles, obs[8]=x "
             "velocity, obs[9]=z velocity. Episode ends when it falls. " + _LOCOMOTION,
         ),
@@ -80,17 +77,7 @@ ENV_SPECS: dict[str, MujocoEnvSpec] = {
             "Ant-v5",
             105,
             8,
-            (
-                "x_position",
-                "y_position",
-                "distance_from_origin",
-                "x_velocity",
-                "y_velocity",
-                "reward_forward",
-                "reward_ctrl",
-                "reward_contact",
-                "reward_survive",
-            ),
+            (*_PLANAR_KEYS, "reward_contact", "reward_survive"),
             "3D four-legged ant. obs[0]=torso z, obs[1:5]=torso orientation quaternion, "
             "obs[13:16]=torso linear velocity. " + _LOCOMOTION,
         ),
@@ -118,15 +105,7 @@ ENV_SPECS: dict[str, MujocoEnvSpec] = {
             "Swimmer-v5",
             8,
             2,
-            (
-                "x_position",
-                "y_position",
-                "distance_from_origin",
-                "x_velocity",
-                "y_velocity",
-                "reward_forward",
-                "reward_ctrl",
-            ),
+            _PLANAR_KEYS,
             "3-link swimmer in viscous fluid. obs[0]=front tip angle, obs[1:3]=joint angles, "
             "obs[3:5]=tip x/y velocity.",
         ),

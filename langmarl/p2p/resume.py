@@ -24,10 +24,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
 from langmarl.core.errors import ConfigError, RunFileError
-from langmarl.core.validation import config_error
+from langmarl.core.validation import validate_model
 from langmarl.p2p.contracts import LoopResult
 from langmarl.p2p.env_specs import get_env_spec
 from langmarl.p2p.loop import (
@@ -125,10 +123,7 @@ def _session_info(path: Path) -> dict[str, Any]:
 
 
 def _loop_config(path: Path, info: dict[str, Any]) -> LoopConfig:
-    try:
-        return LoopConfig.model_validate(info.get("config") or {})
-    except ValidationError as exc:
-        raise config_error(exc, LoopConfig, str(path / RUN_FILE)) from None
+    return validate_model(LoopConfig, info.get("config") or {}, str(path / RUN_FILE))
 
 
 def _restore(record: SessionRecord, intent: str, config: LoopConfig) -> tuple[LoopResult, bool]:

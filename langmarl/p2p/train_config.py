@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from langmarl.core.validation import config_error
+from langmarl.core.validation import validate_model
 
 
 class TrainConfig(BaseModel):
@@ -85,10 +85,7 @@ class TrainConfig(BaseModel):
     @classmethod
     def from_dict(cls, data: dict[str, Any], source: str = "") -> TrainConfig:
         """Validate ``data``; errors name the field, the value and the fix."""
-        try:
-            return cls.model_validate(data)
-        except ValidationError as exc:
-            raise config_error(exc, cls, source) from None
+        return validate_model(cls, data, source)
 
     @classmethod
     def from_file(cls, path: str | Path) -> TrainConfig:

@@ -8,21 +8,15 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).parent))
+from conftest import PENDULUM_REWARD
+
 from langmarl.llm.types import ChatRequest
 from langmarl.p2p.loop import LoopConfig, run_loop
 from langmarl.p2p.resume import resume_session
 from langmarl.testing import ScriptedLLM
 
-REWARD = '''```python
-def reward_fn(obs, action, next_obs, info):
-    """Keep the pole upright.
-    LaTeX: r = 1 - |\\\\theta|
-    Terms:
-        upright: one minus the pole angle
-    """
-    up = 1.0 - abs(float(next_obs[1]))
-    return up, {"upright": up}
-```'''
+REWARD = f"```python\n{PENDULUM_REWARD.strip()}\n```"
 
 
 def reply(request: ChatRequest) -> str:
