@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 from fastapi.testclient import TestClient
+
+from langmarl.store.run import RunDir, process_start
+from langmarl.web import create_app
 
 
 def _ids(response) -> list[str]:
@@ -96,3 +103,28 @@ def test_events_numbered_and_filtered(client: TestClient) -> None:
     assert len(ends) == 2
     assert client.get("/api/runs/lang/events?limit=0").status_code == 400
     assert client.get("/api/runs/nope/events").status_code == 404
+
+
+def test_the_cached_list_follows_changes_to_a_run(own_runs: Path) -> None:
+    client = TestClient(create_app(own_runs))
+    assert _steps(client, "mag") == 4
+    RunDir(own_runs / "mag").log_metrics(5, reward_mean=2.0)
+    assert _steps(client, "mag") == 5
+    assert client.get("/api/runs?sort=-score").json()["runs"][0]["score"] == 2.0
+    trainer = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    run = RunDir(own_runs / "crashed")
+    run.start("iac")
+    run.update(pid=trainer.pid, pid_started=process_start(trainer.pid))
+    assert _status(client, "crashed") == "running"
+    trainer.kill()
+    trainer.wait()
+    assert _status(client, "crashed") == "failed"  # no file changed: liveness is not cached
+
+
+def _status(client: TestClient, run_id: str) -> str:
+    return str({r["run_id"]: r for r in client.get("/api/runs").json()["runs"]}[run_id]["status"])
+
+
+def _steps(client: TestClient, run_id: str) -> int:
+    runs = {r["run_id"]: r for r in client.get("/api/runs").json()["runs"]}
+    return int(runs[run_id]["steps"])
