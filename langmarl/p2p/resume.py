@@ -147,10 +147,12 @@ def _restore(record: SessionRecord, intent: str, config: LoopConfig) -> tuple[Lo
         last = steps[-1]
         last.intent_score = last.mean_return = last.error = None
     judged = [s for s in steps if s.intent_score is not None]
-    record.run.rewind(judged[-1].iteration if judged else 0)
+    last_judged = judged[-1].iteration if judged else 0
+    record.run.rewind(last_judged)
     listed = {s.iteration_id for s in steps}
     for it in record.iteration_records():
         if it.iteration_id not in listed:
             shutil.rmtree(it.path)
     track_best(result)
+    record.run.update(iterations=last_judged, best_score=result.best_score)
     return result, history is not None

@@ -178,3 +178,18 @@ def test_a_new_session_does_not_overwrite_one(tmp_path: Path):
             runs_dir=tmp_path, session_id=result.session_id, validator=validator,
             trainer=FakeTrainer(),
         )  # fmt: skip
+
+
+def test_a_stopped_session_resumes(tmp_path: Path):
+    def interrupted(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        _run(tmp_path, ScriptedLLM(replies("SCORE: 0.9")), trainer=interrupted)
+    (path,) = tmp_path.iterdir()
+    assert RunDir(path).record().status == "stopped"
+    result = _resume(SessionRecord(path), FakeTrainer(), ScriptedLLM(replies("SCORE: 0.9")))
+    assert (result.status, result.error, len(result.iterations)) == ("passed", None, 1)
+    record = RunDir(path).record()
+    assert (record.status, record.error, record.attempts) == ("completed", None, 2)
+    assert [m["step"] for m in RunDir(path).metrics()] == [1]
