@@ -29,6 +29,8 @@ def dashboard(
         show_envvar=True,
         help="Require 'Authorization: Bearer TOKEN' on every /api route.",
     ),
+    backend: str = typer.Option("local", help="Where /api/jobs runs jobs: local or ray."),
+    address: str | None = typer.Option(None, help="The Ray cluster (ray backend only)."),
 ) -> None:
     """Serve the dashboard's API over the runs directory (docs at /docs)."""
     from langmarl.core.errors import ConfigError
@@ -43,10 +45,12 @@ def dashboard(
         console.print(
             f"[yellow]{runs_dir} does not exist yet: the list stays empty until runs land there[/]"
         )
+    from langmarl.jobs import open_backend
     from langmarl.web.app import serve
 
     def announce(url: str) -> None:
         auth = " (token required)" if token else ""
         console.print(f"Dashboard API at {url}/api/runs, docs at {url}/docs{auth}; Ctrl-C stops")
 
-    serve(runs_dir, host=host, port=port, token=token, announce=announce)
+    jobs = open_backend(backend, runs_dir, address)
+    serve(runs_dir, host=host, port=port, token=token, backend=jobs, announce=announce)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from langmarl.core.errors import MissingDependencyError
 
@@ -28,18 +28,21 @@ from langmarl import __version__
 from langmarl.web.defaults import DEFAULT_HOST, DEFAULT_PORT
 from langmarl.web.errors import install_handlers
 from langmarl.web.pages import mount_pages
-from langmarl.web.routes import files, language, reward, runs, stream, trash, weights
+from langmarl.web.routes import files, jobs, language, reward, runs, stream, trash, weights
 from langmarl.web.security import check_bind, token_guard
 from langmarl.web.state import Dashboard
 
-ROUTE_MODULES = (runs, language, weights, reward, files, trash, stream)
+if TYPE_CHECKING:
+    from langmarl.jobs.backend import Backend
+
+ROUTE_MODULES = (runs, language, weights, reward, files, trash, stream, jobs)
 
 
 def create_app(
     runs_dir: str | Path,
     *,
     token: str | None = None,
-    backend: Any | None = None,
+    backend: Backend | None = None,
     poll_interval: float = 0.5,
 ) -> FastAPI:
     """The API over ``runs_dir``.
@@ -73,7 +76,7 @@ def serve(
     host: str = DEFAULT_HOST,
     port: int = DEFAULT_PORT,
     token: str | None = None,
-    backend: Any | None = None,
+    backend: Backend | None = None,
     announce: Callable[[str], None] | None = None,
 ) -> None:
     """Serve the dashboard until interrupted (loopback only unless ``token`` is set);

@@ -120,9 +120,9 @@ class RunIndex:
         self.root = Path(root)
         self._cache: dict[Path, tuple[tuple[Any, ...] | None, RunEntry | None]] = {}
 
-    def run_id(self, path: Path) -> str:
-        """The URL id of the run in ``path``."""
-        parts = path.relative_to(self.root).parts
+    def run_id(self, path: Path, root: Path | None = None) -> str:
+        """The URL id of the run in ``path`` (under ``root``, default the index's root)."""
+        parts = path.relative_to(root or self.root).parts
         return ID_SEPARATOR.join(parts) if parts else "."
 
     def _load(self, folder: Path) -> RunEntry | None:

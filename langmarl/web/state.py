@@ -11,6 +11,7 @@ from typing import Annotated, Any
 from fastapi import Depends, Request
 
 from langmarl.core.secrets import REDACTED, Redactor, environment_secrets
+from langmarl.jobs.backend import Backend
 from langmarl.web.index import RunEntry, RunIndex
 from langmarl.web.trash import Trash
 
@@ -25,7 +26,7 @@ class Dashboard:
 
     root: Path
     """The runs directory."""
-    backend: Any | None = None
+    backend: Backend | None = None
     """The jobs backend (``langmarl.jobs``), or ``None``: the jobs routes answer 503."""
     poll_interval: float = 0.5
     """Seconds between two looks at a streamed run's files."""

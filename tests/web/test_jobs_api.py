@@ -1,0 +1,96 @@
+"""`/api/jobs` over a real LocalBackend: a tiny language job against a real HTTP stub LLM
+is submitted, followed to its end and shows up as a run; invalid configs are refused before
+anything runs; a running job is cancelled gracefully."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx
+from fastapi.testclient import TestClient
+from web_fixtures import REPLIES, live_server
+
+from langmarl.jobs import LocalBackend
+from langmarl.testing.openai_stub import OpenAIStub
+from langmarl.testing.processes import wait_until
+from langmarl.testing.roles import role_responder
+from langmarl.web import create_app
+
+STUB = role_responder(REPLIES)  # type: ignore[arg-type]
+
+
+def _language_job(stub: OpenAIStub, iterations: int = 1) -> dict[str, Any]:
+    llm = stub.llm_config(api_key="sk-job-secret-5678")
+    config = {"env": "language", "num_iterations": iterations, "trajectories_per_iteration": 2,
+              "validation_size": 1, "llm": llm}  # fmt: skip
+    return {"kind": "language", "config": config, "seed": 1, "name": "tiny"}
+
+
+def test_submit_follow_and_find_the_run(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    backend = LocalBackend(runs, max_cpus=1)
+    with OpenAIStub(responder=STUB) as stub, live_server(create_app(runs, backend=backend)) as url:
+        response = httpx.post(f"{url}/api/jobs", json=_language_job(stub), timeout=60)
+        assert response.status_code == 201, response.text
+        job = response.json()
+        assert job["state"] in ("queued", "running") and job["job_id"].startswith("tiny-")
+        assert job["run_id"] == job["job_id"]
+        assert "sk-job-secret" not in response.text
+        backend.wait(job["job_id"], timeout_s=180)
+        done = httpx.get(f"{url}/api/jobs/{job['job_id']}", timeout=30).json()
+        assert (done["state"], done["exit_code"]) == ("completed", 0)
+        listed = httpx.get(f"{url}/api/jobs", timeout=30).json()
+        assert [j["job_id"] for j in listed] == [job["job_id"]]
+        logs = httpx.get(f"{url}/api/jobs/{job['job_id']}/logs", timeout=30).json()["logs"]
+        assert "Status: completed" in logs
+        tail = httpx.get(f"{url}/api/jobs/{job['job_id']}/logs?tail=1", timeout=30).json()
+        assert tail["logs"].count("\n") <= 1
+        run = httpx.get(f"{url}/api/runs/{job['run_id']}", timeout=30).json()
+        assert (run["run"]["kind"], run["run"]["status"]) == ("language", "completed")
+        assert "sk-job-secret" not in str(run)
+
+
+def test_invalid_jobs_are_refused_before_anything_runs(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    client = TestClient(create_app(runs, backend=LocalBackend(runs)))
+    bad = {"kind": "language", "config": {"env": "language", "trajectories_per_iteration": 0}}
+    response = client.post("/api/jobs", json=bad)
+    assert response.status_code == 422 and "trajectories_per_iteration" in response.json()["error"]
+    response = client.post("/api/jobs", json={"config": {}})
+    assert response.status_code == 422 and "'kind'" in response.json()["error"]
+    response = client.post("/api/jobs", json={"kind": "p2p", "config": {}})
+    assert response.status_code == 422 and "intent" in response.json()["error"]
+    response = client.post("/api/jobs", json={"kind": "language", "config": "/etc/passwd"})
+    assert response.status_code == 422 and "file name" in response.json()["error"]
+    response = client.post("/api/jobs", json={"kind": "language", "resources": {"cpus": 512}})
+    assert response.status_code == 422 and "cpus" in response.json()["error"]
+    assert client.get("/api/jobs").json() == [] and not list(runs.glob("*/run.json"))
+    for route in ("/api/jobs/nope", "/api/jobs/nope/logs"):
+        assert client.get(route).status_code == 404, route
+    missing = client.post("/api/jobs/nope/cancel")
+    assert missing.status_code == 404 and missing.json()["fix"] == "GET /api/jobs lists the jobs"
+
+
+def test_without_a_backend_jobs_are_503(tmp_path: Path) -> None:
+    response = TestClient(create_app(tmp_path)).get("/api/jobs")
+    assert response.status_code == 503 and "backend" in response.json()["fix"]
+
+
+def test_cancel_a_running_job(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    backend = LocalBackend(runs, max_cpus=1, grace_s=60)
+    client = TestClient(create_app(runs, backend=backend))
+    with OpenAIStub(latency=0.2, responder=STUB) as stub:
+        job_id = client.post("/api/jobs", json=_language_job(stub, iterations=50)).json()["job_id"]
+        metrics = runs / job_id / "metrics.jsonl"
+        wait_until(lambda: metrics.is_file() and metrics.stat().st_size > 0, timeout_s=180,
+                   what="the job's first iteration")  # fmt: skip
+        assert client.get(f"/api/runs/{job_id}").json()["run"]["status"] == "running"
+        assert client.delete(f"/api/runs/{job_id}").status_code == 409  # still running
+        response = client.post(f"/api/jobs/{job_id}/cancel")
+        assert response.status_code == 200
+        backend.wait(job_id, timeout_s=120)
+    assert client.get(f"/api/jobs/{job_id}").json()["state"] == "cancelled"
+    run = client.get(f"/api/runs/{job_id}").json()["run"]
+    assert run["status"] == "cancelled" and run["steps"] >= 1
