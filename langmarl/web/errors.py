@@ -8,6 +8,8 @@ with the file and the recovery) into that shape.
 
 from __future__ import annotations
 
+from typing import cast
+
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -35,14 +37,15 @@ def _field(loc: tuple[int | str, ...]) -> str:
     return ".".join(parts)
 
 
+# Starlette calls each handler only with the exception type it was registered for; the
+# signatures take ``Exception`` because that is the type ``add_exception_handler`` declares.
 async def _api_error(request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, ApiError)
-    return error_response(exc.status, exc.error, exc.fix)
+    error = cast(ApiError, exc)
+    return error_response(error.status, error.error, error.fix)
 
 
 async def _validation(request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, RequestValidationError)
-    errors = exc.errors()
+    errors = cast(RequestValidationError, exc).errors()
     first = errors[0] if errors else {"loc": ("query",), "msg": "invalid request"}
     where = str(first["loc"][0]) if first["loc"] else "query"
     field = _field(tuple(first["loc"]))
@@ -55,10 +58,10 @@ async def _validation(request: Request, exc: Exception) -> JSONResponse:
 
 
 async def _http(request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, HTTPException)
+    http = cast(HTTPException, exc)
     fixes = {404: "check the URL: /docs lists every route", 405: "use the method /docs lists"}
-    fix = fixes.get(exc.status_code, "see /docs")
-    return error_response(exc.status_code, str(exc.detail), fix)
+    fix = fixes.get(http.status_code, "see /docs")
+    return error_response(http.status_code, str(http.detail), fix)
 
 
 async def _langmarl(request: Request, exc: Exception) -> JSONResponse:

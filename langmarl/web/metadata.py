@@ -7,13 +7,13 @@ is written atomically (temp file + rename), secrets scrubbed, like every run fil
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from langmarl.store.run import RunDir
+from langmarl.web.runfiles import read_json
 
 METADATA_FILE = "metadata.json"
 """The same name :class:`langmarl.p2p.records.SessionRecord` uses for a session's metadata."""
@@ -42,10 +42,7 @@ class MetadataPatch(BaseModel):
 
 def read_metadata(run: Path) -> dict[str, Any]:
     """The whole ``metadata.json`` of ``run`` (``{}`` if absent or unreadable)."""
-    try:
-        data = json.loads((run / METADATA_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
+    data = read_json(run / METADATA_FILE)
     return data if isinstance(data, dict) else {}
 
 

@@ -8,12 +8,23 @@ never reach run files (every writer scrubs them), so what passes may be served.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from langmarl.web.errors import ApiError
 
 LIST_LIMIT = 1000
 """Most entries a directory listing returns."""
+
+
+def read_json(path: Path) -> Any:
+    """The JSON in ``path``; ``None`` if it is missing, torn or not UTF-8 (a view shows what
+    is there; the writers' own readers report corrupt files)."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
 
 
 def safe_file(root: Path, run: Path, relpath: str) -> Path:

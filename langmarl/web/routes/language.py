@@ -11,15 +11,16 @@ from fastapi import APIRouter, Query
 from langmarl.store import LocalStore, PolicyCheckpoint
 from langmarl.store.local import episode_file, iter_dir
 from langmarl.web.errors import ApiError
-from langmarl.web.index import RunEntry
-from langmarl.web.state import DashboardDep
+from langmarl.web.state import Dashboard, DashboardDep
 
 router = APIRouter(tags=["language space"])
 
 LANGUAGE_KINDS = ("language", "parl_language")
 
 
-def _checkpoint(entry: RunEntry) -> tuple[LocalStore, PolicyCheckpoint]:
+def _language_run(board: Dashboard, run_id: str) -> tuple[LocalStore, PolicyCheckpoint, str]:
+    """The store, the policy checkpoints and the store's id of language run ``run_id``."""
+    entry = board.run(run_id)
     if entry.summary.kind not in LANGUAGE_KINDS:
         raise ApiError(
             404, f"run {entry.run_id!r} is a {entry.summary.kind} run: it has no policies",
@@ -28,7 +29,8 @@ def _checkpoint(entry: RunEntry) -> tuple[LocalStore, PolicyCheckpoint]:
     store = LocalStore(entry.path.parent)
     info = store.read_json(entry.path.name, "run.json", default={}) or {}
     agent_ids = list(info.get("agent_ids") or [])
-    return store, PolicyCheckpoint(store, entry.path.name, len(agent_ids), agent_ids)
+    checkpoint = PolicyCheckpoint(store, entry.path.name, len(agent_ids), agent_ids)
+    return store, checkpoint, entry.path.name
 
 
 def _iteration(checkpoint: PolicyCheckpoint, iteration: int | None, what: str) -> int:
@@ -51,7 +53,7 @@ def policies(
 ) -> dict[str, Any]:
     """Every checkpoint (or only ``?iteration=N``): the policy of each agent, the stats of
     the iteration that produced it and its policy updates."""
-    _, checkpoint = _checkpoint(board.run(run_id))
+    _, checkpoint, _ = _language_run(board, run_id)
     wanted = checkpoint.iterations() if iteration is None else [iteration]
     checkpoints = []
     for number in wanted:
@@ -72,7 +74,7 @@ def policy_diff(
     to: int | None = Query(None, ge=0, description="Default: the latest checkpoint."),
 ) -> dict[str, Any]:
     """A unified diff per agent between two checkpoints ("" where a policy is unchanged)."""
-    _, checkpoint = _checkpoint(board.run(run_id))
+    _, checkpoint, _ = _language_run(board, run_id)
     last = _iteration(checkpoint, to, "policies")
     first = checkpoint.iterations()[0] if from_ is None else _iteration(checkpoint, from_, "")
     return {"run_id": run_id, "from": first, "to": last,
@@ -105,9 +107,7 @@ def trajectories(
     limit: int = Query(20, ge=1, le=200),
 ) -> dict[str, Any]:
     """The episodes of one iteration, a page at a time, each with the critic's evaluation."""
-    entry = board.run(run_id)
-    store, _ = _checkpoint(entry)
-    run = entry.path.name
+    store, _, run = _language_run(board, run_id)
     number, available = _pick(store, run, "trajectories", iteration)
     episodes = _episodes(store, run, "trajectories", number)
     page = [
@@ -127,9 +127,7 @@ def gradients(
     run_id: str, board: DashboardDep, iteration: int | None = Query(None, ge=0)
 ) -> dict[str, Any]:
     """The textual gradients of one iteration: per episode and agent, and aggregated."""
-    entry = board.run(run_id)
-    store, _ = _checkpoint(entry)
-    run = entry.path.name
+    store, _, run = _language_run(board, run_id)
     number, available = _pick(store, run, "gradients", iteration)
     episodes = {
         str(ep): store.load_gradients(run, number, ep)
@@ -144,9 +142,8 @@ def update_decisions(
     run_id: str, board: DashboardDep, iteration: int | None = Query(None, ge=0)
 ) -> dict[str, Any]:
     """What happened to every candidate policy (``updates.jsonl``): score, accepted, why."""
-    entry = board.run(run_id)
-    store, _ = _checkpoint(entry)
-    decisions = store.load_update_decisions(entry.path.name)
+    store, _, run = _language_run(board, run_id)
+    decisions = store.load_update_decisions(run)
     if iteration is not None:
         decisions = [d for d in decisions if d.get("iteration") == iteration]
     return {"run_id": run_id, "decisions": decisions}

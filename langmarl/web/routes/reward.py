@@ -9,7 +9,6 @@ Videos are served by the files route; each iteration lists their URLs.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -18,6 +17,7 @@ from fastapi import APIRouter, Query
 from langmarl.p2p.records import IterationRecord, SessionRecord
 from langmarl.web.errors import ApiError
 from langmarl.web.index import RunEntry
+from langmarl.web.runfiles import read_json
 from langmarl.web.state import Dashboard, DashboardDep
 
 router = APIRouter(tags=["reward space"])
@@ -104,18 +104,11 @@ def iteration_detail(run_id: str, iteration_id: str, board: DashboardDep) -> dic
         "prompt": _read_text(record.prompt_path),
         "judgment": None if judgment is None else judgment.model_dump(),
         "summary": None if summary is None else summary.model_dump(),
-        "aggregation": _json(record.aggregation_path),
+        "aggregation": read_json(record.aggregation_path),
         "runs": [r.iteration_id for r in record.run_records()],
         "videos": _videos(run_id, record, iteration_id),
     }  # fmt: skip
     return board.scrub(detail)
-
-
-def _json(path: Any) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
 
 
 @router.get("/runs/{run_id}/iterations/{iteration_id}/metrics")
@@ -161,7 +154,7 @@ def benchmarks(board: DashboardDep) -> list[dict[str, Any]]:
     """Every benchmark table under the runs directory: id, cases and the overall summary."""
     items = []
     for bench_id, path in _benchmarks(board).items():
-        data = _json(path) or {}
+        data = read_json(path) or {}
         items.append({"bench_id": bench_id, "cases": len(data.get("cases", [])),
                       "summary": (data.get("summary") or {}).get("all")})  # fmt: skip
     return items
@@ -174,7 +167,7 @@ def benchmark(bench_id: str, board: DashboardDep) -> dict[str, Any]:
     path = _benchmarks(board).get(bench_id)
     if path is None:
         raise ApiError(404, f"no benchmark {bench_id!r}", "GET /api/benchmarks lists them")
-    data = _json(path) or {}
+    data = read_json(path) or {}
     cases = []
     for case in data.get("cases", []):
         session = path.parent / str(case.get("session_id") or ".missing")

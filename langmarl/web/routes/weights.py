@@ -5,7 +5,6 @@ loads torch."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ from fastapi import APIRouter, Query
 from langmarl.core.files import read_jsonl
 from langmarl.web.errors import ApiError
 from langmarl.web.index import RunEntry
+from langmarl.web.runfiles import read_json
 from langmarl.web.state import DashboardDep
 
 router = APIRouter(tags=["weight space"])
@@ -32,20 +32,13 @@ def _weight_run(entry: RunEntry) -> Path:
     return entry.path
 
 
-def _json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-
-
 @router.get("/runs/{run_id}/checkpoints")
 def checkpoints(run_id: str, board: DashboardDep) -> dict[str, Any]:
     """The run's complete checkpoints (``checkpoints/step-*``): step, trainer state, files."""
     run = _weight_run(board.run(run_id))
     found = []
     for folder in sorted((run / "checkpoints").glob("step-*")):
-        state = _json(folder / STATE_FILE)
+        state = read_json(folder / STATE_FILE)
         if not isinstance(state, dict):  # still being written, or torn
             continue
         found.append({
@@ -58,7 +51,7 @@ def checkpoints(run_id: str, board: DashboardDep) -> dict[str, Any]:
 
 
 def _heldout(run: Path) -> dict[str, Any] | None:
-    report = _json(run / "heldout.json")
+    report = read_json(run / "heldout.json")
     return report if isinstance(report, dict) else None
 
 
@@ -99,7 +92,7 @@ def parl_curves(
     the speed-up, and a page of the per-episode rows."""
     entry = board.run(run_id)
     run = _weight_run(entry)
-    document = _json(run / "parl_curves.json")
+    document = read_json(run / "parl_curves.json")
     if not isinstance(document, dict):
         raise ApiError(
             404, f"run {run_id!r} has no parl_curves.json",
