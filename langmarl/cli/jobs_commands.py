@@ -84,14 +84,15 @@ def list_jobs(
     runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help=RUNS_DIR_HELP),
 ) -> None:
     """The jobs of a runs directory, newest first."""
-    from rich.table import Table
+    from rich.table import Column, Table
 
     from langmarl.jobs import LocalBackend
 
-    table = Table("job", "kind", "backend", "state", "cores", "submitted", "error")
+    table = Table("kind", "backend", "state", "cores", "submitted", "error")
+    table.columns.insert(0, Column("job", no_wrap=True))
     for record in LocalBackend(runs_dir).list():
         colour = STATE_COLOURS[record.state]
-        submitted = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(record.submitted_at))
+        submitted = time.strftime("%m-%d %H:%M", time.localtime(record.submitted_at))
         table.add_row(
             record.job_id, record.spec.kind, record.backend, f"[{colour}]{record.state}[/]",
             ",".join(map(str, record.cores)), submitted, (record.error or "").split("\n")[0],

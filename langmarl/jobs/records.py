@@ -6,7 +6,7 @@ sees the same jobs.
 
     <runs_dir>/
       .jobs/<job_id>.json          the JobRecord (written atomically, under .jobs/.lock)
-      .jobs/<job_id>.config.json   the config the command reads (overrides applied)
+      .jobs/configs/<job_id>.json  the config the command reads (overrides applied)
       <job_id>/                    the run (p2p: the session directory inside it)
       <job_id>/logs/job.log        the command's stdout and stderr
 
@@ -34,6 +34,11 @@ JobState = Literal["queued", "running", "completed", "failed", "cancelled"]
 FINAL_STATES: tuple[str, ...] = ("completed", "failed", "cancelled")
 JOBS_DIR = ".jobs"
 LOG_FILE = "logs/job.log"
+
+
+def config_file(runs_dir: Path, job_id: str) -> Path:
+    """Where the config a job's command reads is written."""
+    return runs_dir / JOBS_DIR / "configs" / f"{job_id}.json"
 
 
 class JobRecord(BaseModel):
@@ -80,7 +85,7 @@ class JobStore:
         return self.dir / f"{job_id}.json"
 
     def config_path(self, job_id: str) -> Path:
-        return self.dir / f"{job_id}.config.json"
+        return config_file(self.runs_dir, job_id)
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
@@ -121,8 +126,7 @@ class JobStore:
         """Every record, newest first."""
         if not self.dir.is_dir():
             return []
-        records = [self.read(p.name.removesuffix(".json")) for p in self.dir.glob("*.json")
-                   if not p.name.endswith(".config.json")]  # fmt: skip
+        records = [self.read(path.stem) for path in self.dir.glob("*.json")]
         return sorted(records, key=lambda r: r.submitted_at, reverse=True)
 
 

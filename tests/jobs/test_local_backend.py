@@ -48,7 +48,7 @@ def test_an_invalid_config_fails_at_submission_naming_the_field(tmp_path: Path) 
 
 def test_cores_are_pinned_and_a_second_job_queues(tmp_path: Path) -> None:
     backend = LocalBackend(tmp_path / "runs", max_cpus=1)
-    with OpenAIStub(latency=0.3, responder=STUB_REPLY) as stub:
+    with OpenAIStub(latency=0.1, responder=STUB_REPLY) as stub:
         first = backend.submit(language_job(stub, iterations=2))
         second = backend.submit(language_job(stub))
         wait_until(lambda: backend.status(first).state == "running", what="first running")
@@ -81,7 +81,7 @@ def test_cancel_ends_the_run_cancelled_with_its_files_intact(tmp_path: Path) -> 
 
 def test_cancel_a_queued_job_never_starts_it(tmp_path: Path) -> None:
     backend = LocalBackend(tmp_path / "runs", max_cpus=1)
-    with OpenAIStub(latency=0.3, responder=STUB_REPLY) as stub:
+    with OpenAIStub(latency=0.1, responder=STUB_REPLY) as stub:
         first = backend.submit(language_job(stub, iterations=3))
         second = backend.submit(language_job(stub))
         wait_until(lambda: backend.status(first).state == "running", what="first running")

@@ -1,0 +1,67 @@
+"""`langmarl jobs`: a job submitted without --wait outlives the command; list, status, logs
+and cancel from other processes see it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from jobs_fakes import STUB_REPLY, language_config
+from typer.testing import CliRunner
+
+from langmarl.cli import build_app
+from langmarl.jobs import JobStore
+from langmarl.store.run import RunDir
+from langmarl.testing.openai_stub import OpenAIStub
+from langmarl.testing.processes import wait_until
+
+
+def _jobs(*args: str) -> str:
+    result = CliRunner().invoke(build_app(), ["jobs", *args], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_submit_list_status_logs_cancel(tmp_path: Path) -> None:
+    runs = str(tmp_path / "runs")
+    with OpenAIStub(latency=0.1, responder=STUB_REPLY) as stub:
+        config = tmp_path / "c.json"
+        config.write_text(json.dumps(language_config(stub, iterations=50)))
+        submitted = subprocess.run(
+            [sys.executable, "-m", "langmarl.cli", "jobs", "submit", "language", str(config),
+             "--set", "trajectories_per_iteration=1", "--seed", "7", "--runs-dir", runs],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert submitted.returncode == 0, submitted.stderr
+        [record] = JobStore(runs).all()
+        assert record.job_id in submitted.stdout
+        run = RunDir(record.run_dir)
+        wait_until(lambda: len(run.metrics()) >= 1, timeout_s=180, what="one iteration")
+        assert record.job_id in _jobs("list", "--runs-dir", runs) and "running" in _jobs(
+            "list", "--runs-dir", runs
+        )
+        status = json.loads(_jobs("status", record.job_id, "--runs-dir", runs, "--json"))
+        assert status["state"] == "running" and status["spec"]["seed"] == 7
+        assert "iteration 0" in _jobs("logs", record.job_id, "--runs-dir", runs)
+        assert _jobs("logs", record.job_id, "--runs-dir", runs, "--tail", "0") == ""
+        cancelled = _jobs("cancel", record.job_id, "--runs-dir", runs)
+    assert "cancelled" in cancelled and "exit code: 143" in cancelled
+    assert run.record().status == "cancelled"
+    assert json.loads((run.path / "config.json").read_text())["trajectories_per_iteration"] == 1
+    listed = CliRunner().invoke(
+        build_app(), ["runs", "--dir", runs, "--status", "cancelled"], env={"COLUMNS": "300"}
+    )
+    assert listed.exit_code == 0 and record.job_id in listed.output, listed.output
+
+
+def test_unknown_job_and_backend_are_clear_errors(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        build_app(), ["jobs", "status", "nope", "--runs-dir", str(tmp_path)]
+    )
+    assert result.exit_code != 0 and "no job 'nope'" in str(result.exception)
+    result = CliRunner().invoke(
+        build_app(), ["jobs", "submit", "language", "--backend", "rey", "--runs-dir", str(tmp_path)]
+    )
+    assert "Did you mean 'ray'?" in str(result.exception)

@@ -1,0 +1,67 @@
+"""RayBackend on a local Ray cluster started by the test: jobs run as actors, their runs
+land in the runs directory (shared) or come back as archives (copy), and a cancel ends the
+run `cancelled`."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import ray
+from jobs_fakes import STUB_REPLY, language_job
+
+from langmarl.jobs import JobStore
+from langmarl.jobs.ray_backend import RayBackend
+from langmarl.store.run import RunDir
+from langmarl.testing.openai_stub import OpenAIStub
+from langmarl.testing.processes import wait_until
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[None]:
+    """A two-CPU local cluster with a small object store, shut down afterwards."""
+    with tempfile.TemporaryDirectory(prefix="ray") as temp:
+        ray.init(num_cpus=2, include_dashboard=False, object_store_memory=80 * 2**20,
+                 namespace="langmarl-jobs", _temp_dir=temp, log_to_driver=False)  # fmt: skip
+        try:
+            yield
+        finally:
+            ray.shutdown()
+
+
+@pytest.mark.slow
+def test_four_jobs_run_on_the_cluster_and_sync_back(cluster: None, tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    copy, shared = RayBackend(runs, sync="copy"), RayBackend(runs, sync="auto")
+    with OpenAIStub(responder=STUB_REPLY) as stub:
+        ids = [backend.submit(language_job(stub, seed=i, name=f"ray{i}"))
+               for i, backend in enumerate((copy, copy, shared, shared))]  # fmt: skip
+        records = [copy.wait(job_id, timeout_s=300) for job_id in ids]
+    for record in records:
+        assert (record.state, record.exit_code, record.backend) == ("completed", 0, "ray")
+        run = RunDir(record.run_dir)
+        assert run.record().status == "completed" and len(run.metrics()) == 1
+        assert "Status: completed" in (run.path / "logs" / "job.log").read_text()
+    copied = RunDir(records[0].run_dir)
+    assert str(tmp_path) not in copied.file("config.json").read_text()  # ran elsewhere
+    assert str(tmp_path) in RunDir(records[2].run_dir).file("config.json").read_text()
+    assert {r.job_id for r in JobStore(runs).all()} == set(ids)
+    named = {actor["name"] for actor in ray.util.list_named_actors(all_namespaces=True)}
+    assert not named & {f"job-{job_id}" for job_id in ids}  # each actor ended with its job
+
+
+@pytest.mark.slow
+def test_cancel_on_the_cluster_ends_the_run_cancelled(cluster: None, tmp_path: Path) -> None:
+    backend = RayBackend(tmp_path / "runs", grace_s=60)
+    with OpenAIStub(latency=0.1, responder=STUB_REPLY) as stub:
+        job_id = backend.submit(language_job(stub, iterations=50))
+        run = RunDir(tmp_path / "runs" / job_id)
+        wait_until(lambda: len(run.metrics()) >= 1, timeout_s=180, what="one iteration")
+        assert backend.status(job_id).state == "running"
+        assert "iteration 0" in backend.logs(job_id)
+        backend.cancel(job_id)
+        record = backend.wait(job_id, timeout_s=120)
+    assert (record.state, record.exit_code) == ("cancelled", 143)
+    assert run.record().status == "cancelled"
