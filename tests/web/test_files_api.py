@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 
 from langmarl.web import create_app
@@ -61,3 +62,14 @@ def test_a_run_directory_linked_from_outside_serves_nothing(own_runs: Path, tmp_
     client = TestClient(create_app(own_runs))
     response = client.get("/api/runs/linked/files/run.json")
     assert response.status_code == 403
+
+
+def test_text_files_are_scrubbed_again_on_the_way_out(
+    own_runs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SOME_SERVICE_API_KEY", "sk-live-abcdef123456")
+    (own_runs / "mag" / "tool.log").write_text("started with sk-live-abcdef123456\n")
+    client = TestClient(create_app(own_runs))
+    response = client.get("/api/runs/mag/files/tool.log")
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/")
+    assert response.text == "started with [REDACTED]\n"
