@@ -24,8 +24,6 @@ from langmarl.magrpo.advantages import normalize_batch
 from langmarl.magrpo.base import WeightSpaceTrainer, tree_metrics
 from langmarl.magrpo.config import ActorCriticConfig
 from langmarl.magrpo.policy import Agent
-from langmarl.magrpo.returns import propagate_returns
-from langmarl.magrpo.rollout import grow_trees
 from langmarl.magrpo.tree import TreeNode, iter_nodes
 from langmarl.magrpo.update import PolicyBatch, accumulate_policy_gradients, apply_gradients
 
@@ -161,16 +159,7 @@ class IACTrainer(WeightSpaceTrainer):
         import torch
 
         args = self.args
-        roots, levels = grow_trees(
-            self.agents,
-            examples,
-            self.reward_func,
-            args,
-            num_generations=args.num_generations,
-            transition=self.transition,
-        )
-        for root in roots:
-            propagate_returns(root, args.discount)
+        roots, levels = self.grow(examples, args.num_generations)
         metrics = tree_metrics(roots, levels)
         nodes = [node for root in roots for node in iter_nodes(root)]
         position = {id(node): n for n, node in enumerate(nodes)}

@@ -1,5 +1,10 @@
-"""What MAGRPO, IAC and MAAC share: agents, data order, the step loop, evaluation,
-checkpoints and metrics on disk. Subclasses implement ``training_step``.
+"""What the weight-space trainers (MAGRPO, IAC, MAAC and PARL's ``OrchestratorGRPO``)
+share: agents, data order, the step loop, evaluation, checkpoints and metrics on disk.
+Subclasses implement ``training_step``; the loop is, per step::
+
+    reward_func.set_step(step)          # when the reward is step-aware (StepAwareReward)
+    metrics = training_step(batch_for(step))
+    append metrics; after_step(metrics); evaluate / checkpoint when due
 
 The output directory is a run of the run contract (:mod:`langmarl.store.run`): ``run.json``
 (kind = the algorithm; status ``completed``, ``failed`` with the error, or ``stopped`` on
@@ -27,8 +32,14 @@ from langmarl.magrpo import checkpoint as ckpt
 from langmarl.magrpo.config import TrainerConfig
 from langmarl.magrpo.policy import Formatter, build_agents
 from langmarl.magrpo.returns import propagate_returns
-from langmarl.magrpo.rollout import ExternalTransition, JointRewardFunction, grow_trees
-from langmarl.magrpo.tree import iter_nodes
+from langmarl.magrpo.rollout import (
+    ExternalTransition,
+    JointRewardFunction,
+    StepAwareReward,
+    TurnLevel,
+    grow_trees,
+)
+from langmarl.magrpo.tree import TreeNode, iter_nodes
 from langmarl.store.run import METRICS_FILE, RunDir
 
 log = logging.getLogger(__name__)
@@ -62,7 +73,9 @@ class WeightSpaceTrainer:
     Args:
         agents: One per agent: a model name/path (``"smollm2"`` = embedded SmolLM2-135M) or a
             loaded Hugging Face causal LM (then pass ``tokenizers``).
-        reward_func: ``reward_func(samples: Sequence[JointSample]) -> Sequence[float]``.
+        reward_func: ``reward_func(samples: Sequence[JointSample]) -> Sequence[float]`` (a
+            subclass may take another shape, as ``OrchestratorGRPO`` a trace scorer). One
+            with ``set_step`` (:class:`StepAwareReward`) hears the step before every step.
         args: The trainer config.
         formatters: One ``example -> prompt`` function per agent.
         tokenizers: One per agent when ``agents`` are loaded models.
@@ -73,11 +86,18 @@ class WeightSpaceTrainer:
     """
 
     algorithm = "base"
+    """The run kind in ``run.json`` and the trainer named in checkpoints."""
+    first_metrics_step = 1
+    """The ``step`` of the first metrics line: 1 (lines count finished steps), or 0 where a
+    step's number is also its λ/curve step (``parl_grpo``). Keep
+    ``langmarl.store.catalog.STEP_OFFSET`` (``1 - first_metrics_step`` per run kind) in step."""
+    resume_hint = RESUME_HINT
+    """How to continue a run that failed, shown in ``run.json``."""
 
     def __init__(
         self,
         agents: Sequence[Any],
-        reward_func: JointRewardFunction,
+        reward_func: Any,
         args: TrainerConfig,
         *,
         formatters: Sequence[Formatter] | None = None,
@@ -106,7 +126,7 @@ class WeightSpaceTrainer:
             torch.set_num_threads(args.num_threads)
         self.agents = build_agents(agents, args, formatters, tokenizers)
         self.run_dir = Path(args.output_dir)
-        self.run = RunDir(self.run_dir, Redactor(environment_secrets()), RESUME_HINT)
+        self.run = RunDir(self.run_dir, Redactor(environment_secrets()), self.resume_hint)
         self.step = 0
         self.skipped_nonfinite = 0
 
@@ -121,6 +141,39 @@ class WeightSpaceTrainer:
 
     def load_extra_state(self, extra: dict[str, Any]) -> None:
         """Restore what :meth:`extra_state` saved."""
+
+    def after_step(self, metrics: dict[str, Any]) -> None:
+        """Called with each step's metrics line once it is appended (before checkpoints)."""
+
+    def after_training(self) -> None:
+        """Called once the last step is done, while the run is still tracked."""
+
+    def holds_run(self) -> bool:
+        """Whether ``output_dir`` already holds a run that a fresh start would overwrite."""
+        return ckpt.latest_checkpoint(self.run_dir) is not None
+
+    def checkpoint_due(self) -> bool:
+        """Whether to checkpoint after the step just finished: every ``save_steps``, and
+        after the last step unless that checkpoint exists."""
+        every = self.args.save_steps
+        if every and self.step % every == 0:
+            return True
+        return self.step == self.total_steps and ckpt.latest_step(self.run_dir) != self.step
+
+    def grow(
+        self, examples: list[dict[str, Any]], num_generations: int, **options: Any
+    ) -> tuple[list[TreeNode], list[TurnLevel]]:
+        """Grow and score the rollout trees of ``examples``, returns filled in.
+
+        Args:
+            options: More ``grow_trees`` keywords (``joint_mode``, ``termination_threshold``).
+        """
+        roots, levels = grow_trees(self.agents, examples, self.reward_func, self.args,
+                                   num_generations=num_generations, transition=self.transition,
+                                   **options)  # fmt: skip
+        for root in roots:
+            propagate_returns(root, self.args.discount)
+        return roots, levels
 
     # -- the loop ----------------------------------------------------------------------------
     @property
@@ -152,9 +205,9 @@ class WeightSpaceTrainer:
         """
         if resume_from is not None:
             self.load_checkpoint(resume_from)
-        elif self.step == 0 and ckpt.latest_checkpoint(self.run_dir) is not None:
+        elif self.step == 0 and self.holds_run():
             raise ConfigError(
-                f"output_dir {str(self.run_dir)!r} already holds a run with checkpoints: "
+                f"output_dir {str(self.run_dir)!r} already holds a run: "
                 "continue it with resume_from='latest' (CLI: --resume latest), or train into "
                 "a new output_dir"
             )
@@ -162,9 +215,11 @@ class WeightSpaceTrainer:
         atomic_write_json(self.run_dir / "config.json", config)
         self.run.start(self.algorithm, config=config, total_steps=self.total_steps)
         for relpath in (METRICS_FILE, EVAL_FILE):  # steps after the checkpoint: trained again
-            self.run.rewind(self.step, relpath)
+            self.run.rewind(self.step - 1 + self.first_metrics_step, relpath)
         with self.run.tracking(), self.run.reporting(self.args.report_to, config):
-            return self._train_steps()
+            history = self._train_steps()
+            self.after_training()
+        return history
 
     def _train_steps(self) -> list[dict[str, float]]:
         import torch
@@ -172,21 +227,31 @@ class WeightSpaceTrainer:
         history = []
         while self.step < self.total_steps:
             torch.manual_seed(self.args.seed * 100_003 + self.step)
+            self._tell_step()
             started = time.perf_counter()
+            label = self.step + self.first_metrics_step
             metrics = self.training_step(self.batch_for(self.step))
             self.step += 1
-            metrics = {"step": self.step, **metrics, "step_seconds": time.perf_counter() - started}
+            metrics = {"step": label, **metrics, "step_seconds": time.perf_counter() - started}
             metrics["skipped_nonfinite_total"] = self.skipped_nonfinite
             history.append(metrics)
             if self.step % self.args.logging_steps == 0 or self.step == self.total_steps:
                 self.run.append(METRICS_FILE, metrics)
+            self.after_step(metrics)
             if self.args.eval_interval and self.step % self.args.eval_interval == 0:
                 self.evaluate()
-            if self.args.save_steps and self.step % self.args.save_steps == 0:
+            if self.checkpoint_due():
                 self.save_checkpoint()
-        if ckpt.latest_step(self.run_dir) != self.step:
-            self.save_checkpoint()
         return history
+
+    def _tell_step(self) -> None:
+        """Tell each step-aware reward (once, even when it also evaluates) the step."""
+        rewards = [self.reward_func]
+        if self.eval_reward_func is not self.reward_func:
+            rewards.append(self.eval_reward_func)
+        for reward in rewards:
+            if isinstance(reward, StepAwareReward):
+                reward.set_step(self.step)
 
     def evaluate(self, num_samples: int | None = None) -> dict[str, float]:
         """Greedy rollouts (one completion per agent per turn) on the held-out set.

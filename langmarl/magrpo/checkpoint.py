@@ -71,6 +71,14 @@ def save_checkpoint(
     return target
 
 
+def drop_older(kept: Path) -> None:
+    """Remove every other ``step-*`` checkpoint beside ``kept`` (for runs that keep only the
+    newest, as weight-space PARL does: a full-model checkpoint is large)."""
+    for other in kept.parent.glob("step-*"):
+        if other != kept:
+            shutil.rmtree(other, ignore_errors=True)
+
+
 def resolve_checkpoint(run_dir: Path, resume_from: str | Path) -> Path:
     """``"latest"`` → newest checkpoint of the run; otherwise the given directory.
 

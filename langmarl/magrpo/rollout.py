@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from langmarl.core.errors import ConfigError
 from langmarl.core.transitions import Branch as Branch
@@ -46,6 +46,18 @@ class JointRewardFunction(Protocol):
     """``reward_func(samples) -> rewards``: one float per joint sample, same order."""
 
     def __call__(self, samples: Sequence[JointSample]) -> Sequence[float]: ...
+
+
+@runtime_checkable
+class StepAwareReward(Protocol):
+    """A reward that changes during training (an annealed term, as PARL's λ).
+
+    ``WeightSpaceTrainer`` calls ``set_step(step)`` on its reward functions before each
+    training step, with ``step`` the number of steps already finished (0 before the first),
+    and again after a resume; the reward keeps its schedule, the trainer only says the step.
+    """
+
+    def set_step(self, step: int) -> None: ...
 
 
 def score(reward_func: JointRewardFunction, samples: Sequence[JointSample]) -> list[float]:

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 from langmarl.magrpo.advantages import group_advantages
 from langmarl.magrpo.base import WeightSpaceTrainer, tree_metrics
 from langmarl.magrpo.config import MAGRPOConfig
-from langmarl.magrpo.returns import generation_returns, propagate_returns
-from langmarl.magrpo.rollout import TurnLevel, grow_trees
+from langmarl.magrpo.returns import generation_returns
+from langmarl.magrpo.rollout import TurnLevel
 from langmarl.magrpo.tree import TreeNode
 from langmarl.magrpo.update import PolicyBatch, accumulate_policy_gradients, apply_gradients
 
@@ -67,19 +67,8 @@ class MAGRPOTrainer(WeightSpaceTrainer):
     def rollout(self, examples: list[dict[str, Any]]) -> tuple[list[TreeNode], list[TurnLevel]]:
         """Grow and score the rollout trees of ``examples`` (returns filled in)."""
         args = self.args
-        roots, levels = grow_trees(
-            self.agents,
-            examples,
-            self.reward_func,
-            args,
-            num_generations=args.num_generations,
-            joint_mode=args.joint_mode,
-            transition=self.transition,
-            termination_threshold=args.termination_threshold,
-        )
-        for root in roots:
-            propagate_returns(root, args.discount)
-        return roots, levels
+        return self.grow(examples, args.num_generations, joint_mode=args.joint_mode,
+                         termination_threshold=args.termination_threshold)  # fmt: skip
 
     def training_step(self, examples: list[dict[str, Any]]) -> dict[str, float]:
         """One MAGRPO step on a batch of examples."""

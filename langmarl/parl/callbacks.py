@@ -22,8 +22,8 @@ log = logging.getLogger(__name__)
 class PARLCallback(Callback):
     """For ``MonteCarloTrainer`` on ``parallel_tasks``.
 
-    - ``on_iteration_start``: sets ``env.training_step`` to the iteration, so episodes of
-      iteration ``i`` are rewarded with λ1(i), λ2(i).
+    - ``on_iteration_start``: tells the env's step-aware reward the iteration
+      (``env.set_step``), so episodes of iteration ``i`` are rewarded with λ1(i), λ2(i).
     - ``on_iteration_end``: rebuilds :data:`~langmarl.parl.curves.CURVES_FILE` in the run
       directory from the stored trajectories of every finished iteration (so a resumed run
       counts each episode once).
@@ -36,7 +36,7 @@ class PARLCallback(Callback):
         self.env = env
 
     def on_iteration_start(self, iteration: int, trainer: MonteCarloTrainer) -> None:
-        self.env.training_step = iteration
+        self.env.set_step(iteration)
 
     def on_iteration_end(
         self, iteration: int, stats: dict[str, Any], trainer: MonteCarloTrainer

@@ -65,11 +65,8 @@ class ParallelTasksConfig(BaseConfig):
         return {name: getattr(self, name) for name in names}
 
     def reward_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments for ``PARLReward``."""
-        return {
-            "lambda1_init": self.lambda1_init,
-            "lambda1_final": self.lambda1_final,
-            "lambda2_init": self.lambda2_init,
-            "lambda2_final": self.lambda2_final,
-            "total_training_steps": self.anneal_steps or max(1, self.num_iterations),
-        }
+        """Keyword arguments for ``PARLReward``: λ anneals over ``anneal_steps`` or the run's
+        iterations (:func:`langmarl.rewards.parl.schedule_kwargs`, imports torch)."""
+        from langmarl.rewards.parl import schedule_kwargs
+
+        return schedule_kwargs(self, self.num_iterations)

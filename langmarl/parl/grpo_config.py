@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from langmarl.core.validation import config_error
-from langmarl.magrpo.config import LoRAConfig
+from langmarl.magrpo.config import LoRAConfig, TrainerConfig
 from langmarl.tracking.factory import ReportTo
 
 
@@ -27,7 +28,8 @@ class OrchestratorGRPOConfig(BaseModel):
     num_steps: int = Field(default=4, ge=1)
     """Training steps."""
     tasks_per_step: int = Field(default=1, ge=1)
-    """Tasks (groups) per step."""
+    """Tasks (groups) per step, taken in order from a seeded shuffle of the training tasks
+    per epoch (the last step of an epoch gets what is left)."""
     num_generations: int = Field(default=4, ge=2)
     """Plans sampled per task (the group size G)."""
     max_new_tokens: int = Field(default=64, ge=1)
@@ -71,9 +73,31 @@ class OrchestratorGRPOConfig(BaseModel):
     also gives the embedded sub-agents' engine this many threads unless
     ``LANGMARL_TORCH_THREADS`` is set."""
     seed: int = 0
-    """Seed of task order, sampling and adapter initialization."""
+    """Seed of task order, sampling (reseeded every step, so a resumed run samples as an
+    uninterrupted one) and adapter initialization."""
     save_model: bool = False
     """Save the trained orchestrator (model + tokenizer) to ``<output_dir>/model`` at the end."""
+
+    def reward_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for ``PARLReward``: λ anneals over ``anneal_steps`` or
+        ``num_steps`` (:func:`langmarl.rewards.parl.schedule_kwargs`, imports torch)."""
+        from langmarl.rewards.parl import schedule_kwargs
+
+        return schedule_kwargs(self, self.num_steps)
+
+    def trainer_config(self, num_tasks: int) -> TrainerConfig:
+        """The :class:`TrainerConfig` of the shared weight-space loop: one agent (the
+        orchestrator), ``tasks_per_step`` tasks a step, enough epochs over the ``num_tasks``
+        training tasks for ``num_steps`` steps."""
+        epochs = math.ceil(self.num_steps / math.ceil(num_tasks / self.tasks_per_step))
+        return TrainerConfig(
+            output_dir=self.output_dir, num_agents=1, max_new_tokens=self.max_new_tokens,
+            temperature=self.temperature, top_p=self.top_p, learning_rate=self.learning_rate,
+            max_grad_norm=self.max_grad_norm, lora=self.lora,
+            per_device_train_batch_size=self.tasks_per_step, num_train_epochs=epochs,
+            max_steps=self.num_steps, save_steps=self.save_steps, report_to=self.report_to,
+            num_threads=self.num_threads, seed=self.seed,
+        )  # fmt: skip
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], source: str = "grpo") -> OrchestratorGRPOConfig:

@@ -10,6 +10,12 @@
 - ``λ1``, ``λ2`` anneal linearly from their initial to their final values over
   ``total_training_steps``, so the final policy optimizes ``r_perf`` alone.
 
+The schedule is computed here only: :func:`anneal_linear` gives λ at a step, and
+:func:`schedule_kwargs` turns a config's λ fields into :class:`PARLReward` arguments, for
+language space (``ParallelTasksConfig``, steps = iterations) and weight space
+(``OrchestratorGRPOConfig``, steps = GRPO steps) alike. Which step is current is told to the
+reward through one hook, ``set_step`` (``langmarl.envs.parallel.reward.TraceScorer``).
+
 The math lives in pure functions (tested directly); :class:`PARLReward` is the reference
 API around them. Edge cases, decided deliberately:
 
@@ -52,8 +58,12 @@ __all__ = [
     "finish_reward",
     "instantiation_reward",
     "parl_total",
+    "schedule_kwargs",
     "task_quality",
 ]
+
+SCHEDULE_FIELDS = ("lambda1_init", "lambda1_final", "lambda2_init", "lambda2_final")
+"""The λ fields a config carries (with ``anneal_steps``) for :func:`schedule_kwargs`."""
 
 
 def anneal_linear(initial: float, final: float, step: float, total_steps: float) -> float:
@@ -73,6 +83,15 @@ def anneal_linear(initial: float, final: float, step: float, total_steps: float)
         )
     progress = min(1.0, max(0.0, step / total_steps))
     return initial + (final - initial) * progress
+
+
+def schedule_kwargs(settings: Any, run_steps: int) -> dict[str, Any]:
+    """:class:`PARLReward` arguments from a config's λ fields: :data:`SCHEDULE_FIELDS` and
+    ``anneal_steps`` (λ anneals over ``anneal_steps``, or ``None``: over the whole run of
+    ``run_steps`` steps, at least 1)."""
+    kwargs = {name: float(getattr(settings, name)) for name in SCHEDULE_FIELDS}
+    kwargs["total_training_steps"] = settings.anneal_steps or max(1, run_steps)
+    return kwargs
 
 
 def instantiation_reward(num_subagents: torch.Tensor, max_subagents: float) -> torch.Tensor:

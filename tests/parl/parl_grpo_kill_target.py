@@ -14,9 +14,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from tiny_orchestrator import tiny_model
 
 from langmarl.envs.parallel.env import ParallelTasksEnv
+from langmarl.magrpo.checkpoint import latest_checkpoint
 from langmarl.magrpo.config import LoRAConfig
 from langmarl.parl.grpo import OrchestratorGRPO, OrchestratorGRPOConfig
-from langmarl.parl.grpo_checkpoint import latest_checkpoint
 from langmarl.testing import ScriptedLLM, scripted_config
 
 

@@ -3,6 +3,7 @@ and resumed (in process and after SIGKILL) with no step lost or repeated."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -51,8 +52,8 @@ def test_checkpoint_resume_and_listing(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="already holds a run"):
         _trainer(run, 3).train()
     second = _trainer(run, 3)
-    second.resume("latest")
-    assert second.completed_steps == 2
+    second.load_checkpoint("latest")
+    assert second.step == 2
     assert all(torch.equal(a, b) for a, b in zip(adapters, second.trainable, strict=True))
     metrics = second.train(resume_from="latest")
     assert [m["step"] for m in metrics] == [0, 1, 2]
@@ -79,3 +80,45 @@ def test_sigkill_then_resume_loses_and_repeats_no_step(tmp_path: Path) -> None:
     episodes = RunDir(run).file(CURVES_FILE).read_text()
     assert episodes.count('"plan_status"') == steps * 2  # two plans per step, none repeated
     assert not list(run.rglob(".*.tmp"))
+
+
+def _write_earlier_layout(trainer: OrchestratorGRPO, run: Path, step: int) -> Path:
+    """A checkpoint as ``langmarl.parl.grpo_checkpoint`` wrote them before the shared loop:
+    model/, optimizer.pt, rng.pt and a state without the trainer's name."""
+    target = run / "checkpoints" / f"step-{step:06d}"
+    trainer.model.save_pretrained(target / "model")
+    trainer.tokenizer.save_pretrained(target / "model")
+    torch.save(trainer.agents[0].optimizer.state_dict(), target / "optimizer.pt")
+    torch.save({"torch": torch.get_rng_state()}, target / "rng.pt")
+    (target / "trainer_state.json").write_text(json.dumps({"step": step, "lora": True}))
+    return target
+
+
+def test_a_checkpoint_of_the_earlier_layout_resumes(tmp_path: Path) -> None:
+    run = tmp_path / "old"
+    writer = _trainer(run, 2)
+    with torch.no_grad():
+        for p in writer.trainable:
+            p.add_(0.5)  # weights a fresh trainer does not have
+    saved = [p.detach().clone() for p in writer.trainable]
+    _write_earlier_layout(writer, run, 1)
+    resumed = _trainer(run, 2)
+    metrics = resumed.train(resume_from="latest")
+    assert [m["step"] for m in metrics] == [1]  # step 0 is in the checkpoint
+    assert RunDir(run).record().status == "completed"
+    assert [p.name for p in (run / "checkpoints").iterdir()] == ["step-000002"]
+    check = _trainer(run, 2)
+    check.load_checkpoint("latest")  # the new layout, written by the resumed run
+    assert check.step == 2 and (run / "checkpoints" / "step-000002" / "agent-0").is_dir()
+
+    loaded = _trainer(tmp_path / "other", 2)
+    loaded.load_checkpoint(_write_earlier_layout(writer, tmp_path / "copy", 1))
+    assert loaded.step == 1
+    assert all(torch.equal(a, b) for a, b in zip(saved, loaded.trainable, strict=True))
+
+
+def test_a_checkpoint_of_the_earlier_layout_without_lora_is_refused(tmp_path: Path) -> None:
+    target = _write_earlier_layout(_trainer(tmp_path / "a", 1), tmp_path / "a", 1)
+    (target / "trainer_state.json").write_text(json.dumps({"step": 1, "lora": False}))
+    with pytest.raises(ConfigError, match=r"without LoRA: resume with the same grpo\.lora"):
+        _trainer(tmp_path / "a", 2).load_checkpoint("latest")

@@ -23,7 +23,7 @@ from langmarl.core.errors import EnvError
 from langmarl.core.records import AgentId, Policies, Step, Trajectory
 from langmarl.core.validation import config_error
 from langmarl.envs.parallel import prompts
-from langmarl.envs.parallel.reward import score_traces
+from langmarl.envs.parallel.reward import TraceScorer
 from langmarl.envs.parallel.runner import (
     EpisodeSettings,
     build_trace,
@@ -54,7 +54,10 @@ class ParallelTasksEnv(BaseEnvironment):
         subagent_llm: The sub-agents' client (default: ``llm`` under role ``subagent``).
         reward_fn: A ``PARLReward`` (default: ``PARLReward(**reward_kwargs)`` on first use).
         reward_kwargs: Arguments of the default ``PARLReward`` (λ ranges, annealing steps).
-        training_step: The step λ1/λ2 are annealed at.
+        training_step: The step λ1/λ2 are annealed at (later: :meth:`set_step`).
+
+    Attributes:
+        scorer: The step-aware PARL reward of this env's episodes (:class:`TraceScorer`).
     """
 
     name = "parallel_tasks"
@@ -86,9 +89,8 @@ class ParallelTasksEnv(BaseEnvironment):
         }
         self.llm = llm
         self.subagent_llm = subagent_llm
-        self.reward_fn = reward_fn
-        self.reward_kwargs = dict(reward_kwargs or {})
-        self.training_step = training_step
+        self.scorer = TraceScorer(self.settings.max_subagents, reward_fn, reward_kwargs,
+                                  training_step)  # fmt: skip
         self._episode: dict[str, Any] | None = None
 
     # --- the BaseEnvironment contract -------------------------------------------------
@@ -131,13 +133,24 @@ class ParallelTasksEnv(BaseEnvironment):
 
     # --- traces → trajectories ----------------------------------------------------------
 
+    def set_step(self, step: int) -> None:
+        """Reward the next episodes at training step ``step`` (``PARLCallback`` calls it at
+        the start of every iteration)."""
+        self.scorer.set_step(step)
+
+    @property
+    def training_step(self) -> int:
+        """The step the next episodes' λ1/λ2 are annealed at."""
+        return self.scorer.step
+
+    @property
+    def reward_kwargs(self) -> dict[str, Any]:
+        """Arguments of the default ``PARLReward`` (λ ranges, annealing steps)."""
+        return self.scorer.reward_kwargs
+
     def parl_terms(self, traces: list[ExecutionTrace]) -> list[dict[str, Any]]:
         """PARL terms and critical/serial steps of ``traces`` at ``training_step``."""
-        if self.reward_fn is None:
-            from langmarl.rewards.parl import PARLReward
-
-            self.reward_fn = PARLReward(**self.reward_kwargs)
-        return score_traces(traces, self.reward_fn, self.training_step, self.settings.max_subagents)
+        return self.scorer(traces)
 
     def to_trajectory(self, task: ParallelTask, trace: ExecutionTrace) -> Trajectory:
         """The trajectory of ``trace``: orchestrator and sub-agent steps, PARL reward."""

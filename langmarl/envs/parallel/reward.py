@@ -82,3 +82,50 @@ def score_traces(
         row |= {"critical_steps": float(critical[i]), "serial_steps": float(serial[i])}
         rows.append(row)
     return rows
+
+
+class TraceScorer:
+    """The PARL reward of execution traces at the current training step.
+
+    The one step-aware reward of PARL, in both spaces: the trainer tells it the step with
+    :meth:`set_step` before the step's episodes are scored (language space: ``PARLCallback``
+    through ``ParallelTasksEnv.set_step``, per iteration; weight space: the
+    ``WeightSpaceTrainer`` loop, per GRPO step), and λ at that step comes from the
+    ``PARLReward`` schedule. Nothing else anneals.
+
+    Args:
+        max_subagents: Normalizes ``r_parallel`` (the environment's cap).
+        reward_fn: A ``PARLReward`` (default: ``PARLReward(**reward_kwargs)`` on first use,
+            so building a scorer does not import torch).
+        reward_kwargs: Arguments of the default ``PARLReward`` (λ ranges, annealing steps).
+        step: The step λ is annealed at until :meth:`set_step` says otherwise.
+    """
+
+    def __init__(
+        self,
+        max_subagents: int,
+        reward_fn: PARLReward | None = None,
+        reward_kwargs: dict[str, Any] | None = None,
+        step: int = 0,
+    ) -> None:
+        self.max_subagents = max_subagents
+        self._reward_fn = reward_fn
+        self.reward_kwargs = dict(reward_kwargs or {})
+        self.step = step
+
+    def set_step(self, step: int) -> None:
+        """Score the next episodes at training step ``step`` (λ1(step), λ2(step))."""
+        self.step = step
+
+    @property
+    def reward_fn(self) -> PARLReward:
+        """The ``PARLReward`` (built from ``reward_kwargs`` on first use)."""
+        if self._reward_fn is None:
+            from langmarl.rewards.parl import PARLReward
+
+            self._reward_fn = PARLReward(**self.reward_kwargs)
+        return self._reward_fn
+
+    def __call__(self, traces: Sequence[ExecutionTrace]) -> list[dict[str, Any]]:
+        """Per episode: every PARL term at :attr:`step`, critical and serial steps."""
+        return score_traces(traces, self.reward_fn, self.step, self.max_subagents)
