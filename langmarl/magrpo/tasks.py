@@ -118,21 +118,13 @@ def coding_task(
 ) -> Task:
     """Cooperative coding with two agents (helper + main)."""
     items = _coding_items(dataset_path)
-    train, evaluation = _split(items, num_train, num_eval)
-    return Task(
-        name="coding",
-        num_agents=2,
-        train_dataset=train,
-        eval_dataset=evaluation,
-        formatters=[
-            lambda ex: prompts.CODING_HELPER.format(prompt=ex["prompt"]),
-            lambda ex: prompts.CODING_MAIN.format(
-                prompt=ex["prompt"], entry_point=ex["entry_point"]
-            ),
-        ],
-        reward_func=joint_coding_reward,
-        feedback_options={"tests": {item["prompt"]: item["tests"] for item in items}},
-    )
+    formatters: list[Formatter] = [
+        lambda ex: prompts.CODING_HELPER.format(prompt=ex["prompt"]),
+        lambda ex: prompts.CODING_MAIN.format(prompt=ex["prompt"], entry_point=ex["entry_point"]),
+    ]
+    tests = {item["prompt"]: item["tests"] for item in items}
+    return _pair_task("coding", items, (num_train, num_eval), formatters, joint_coding_reward,
+                      feedback_options={"tests": tests})  # fmt: skip
 
 
 # -- writing ---------------------------------------------------------------------------------
@@ -169,18 +161,11 @@ def writing_task(
             raise ConfigError(f"dataset_path {dataset_path!r} does not exist: give a JSONL file")
         rows = read_jsonl_rows(path)
         items = [{"prompt": str(row.get("prompt") or row.get("input") or row)} for row in rows]
-    train, evaluation = _split(items, num_train, num_eval)
-    return Task(
-        name="writing",
-        num_agents=2,
-        train_dataset=train,
-        eval_dataset=evaluation,
-        formatters=[
-            lambda ex: prompts.WRITING_SUMMARY.format(prompt=ex["prompt"]),
-            lambda ex: prompts.WRITING_EXPANSION.format(prompt=ex["prompt"]),
-        ],
-        reward_func=joint_writing_reward,
-    )
+    formatters: list[Formatter] = [
+        lambda ex: prompts.WRITING_SUMMARY.format(prompt=ex["prompt"]),
+        lambda ex: prompts.WRITING_EXPANSION.format(prompt=ex["prompt"]),
+    ]
+    return _pair_task("writing", items, (num_train, num_eval), formatters, joint_writing_reward)
 
 
 # -- poster ----------------------------------------------------------------------------------
@@ -202,15 +187,8 @@ def poster_task(
             )
         lines = (line.strip() for line in read_input_text(path, "Dataset file").splitlines())
         topics = [line for line in lines if line and not line.startswith("#")]
-    train, evaluation = _split(poster.poster_items(topics), num_train, num_eval)
-    return Task(
-        name="poster",
-        num_agents=2,
-        train_dataset=train,
-        eval_dataset=evaluation,
-        formatters=poster.poster_formatters(),
-        reward_func=poster.poster_reward,
-    )
+    return _pair_task("poster", poster.poster_items(topics), (num_train, num_eval),
+                      poster.poster_formatters(), poster.poster_reward)  # fmt: skip
 
 
 def read_jsonl_rows(path: Path) -> list[dict[str, Any]]:
@@ -228,6 +206,20 @@ def read_jsonl_rows(path: Path) -> list[dict[str, Any]]:
                 f"{type(row).__name__}"
             )
     return [row for _, row in rows]
+
+
+def _pair_task(
+    name: str,
+    items: list[dict[str, Any]],
+    sizes: tuple[int | None, int],
+    formatters: Sequence[Formatter],
+    reward_func: JointRewardFunction,
+    **options: Any,
+) -> Task:
+    """A two-agent task over ``items``, split by ``sizes = (num_train, num_eval)``."""
+    train, evaluation = _split(items, *sizes)
+    return Task(name=name, num_agents=2, train_dataset=train, eval_dataset=evaluation,
+                formatters=list(formatters), reward_func=reward_func, **options)  # fmt: skip
 
 
 def _split(
