@@ -193,12 +193,13 @@ class PolicyCheckpoint:
         diffs = {}
         for agent_id in dict.fromkeys([*a, *b]):
             lines = difflib.unified_diff(
-                a.get(agent_id, "").splitlines(keepends=True),
-                b.get(agent_id, "").splitlines(keepends=True),
+                a.get(agent_id, "").splitlines(),
+                b.get(agent_id, "").splitlines(),
                 fromfile=f"{agent_id}@{iter_a}",
                 tofile=f"{agent_id}@{iter_b}",
+                lineterm="",  # one line per line, also when a policy ends without "\n"
             )
-            diffs[agent_id] = "".join(lines)
+            diffs[agent_id] = "\n".join(lines)
         return diffs
 
     def all_stats(self) -> list[dict[str, Any]]:

@@ -28,6 +28,8 @@ def test_defaults_then_latest_checkpoint(tmp_path: Path) -> None:
     assert ckpt.all_stats() == [{"avg_reward": 0.5}]
     diff = ckpt.diff_policies(0, 1)
     assert "+s1" in diff["solver"] and diff["checker"] == ""
+    # a policy without a final newline: its old and new lines stay separate lines
+    assert diff["solver"].splitlines()[-3:] == ["-s0", "+s1", "+more"]
 
 
 def test_default_policies_are_generated_without_a_checkpoint(tmp_path: Path) -> None:
