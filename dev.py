@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -64,6 +65,24 @@ def setup() -> None:
     STAMP.write_text(fingerprint)
 
 
+def ensure_chromium() -> None:
+    """The dashboard's browser test drives Debian's Chromium; install it where we may."""
+    if shutil.which("chromium") or os.environ.get("LANGMARL_CHROMIUM"):
+        return
+    if os.name != "posix" or os.geteuid() != 0 or not shutil.which("apt-get"):
+        print(
+            "dev.py: the dashboard's browser test needs Chromium: `sudo apt-get install "
+            "chromium`, or set LANGMARL_CHROMIUM to a Chromium binary",
+            flush=True,
+        )
+        return
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    install = ("apt-get", "install", "-y", "-q", "--no-install-recommends", "chromium")
+    if subprocess.run(install, cwd=ROOT, env=env).returncode != 0:
+        run("apt-get", "update", "-q", env=env)  # a fresh machine's package lists are empty
+        run(*install, env=env)
+
+
 def tests(pytest_args: list[str]) -> None:
     """Lint, format check, type check and pytest; all run, and any failure fails the whole."""
     sources = ["langmarl", "tests", "benchmarks", "dev.py"]
@@ -89,6 +108,7 @@ def main(argv: list[str]) -> None:
         setup()
     elif command == "test":
         setup()
+        ensure_chromium()
         tests(argv[1:])
     elif command == "quickstart":
         setup()

@@ -1,4 +1,4 @@
-"""`langmarl dashboard`: the REST API (and later the pages) over a runs directory."""
+"""`langmarl dashboard`: the web dashboard and its REST API over a runs directory."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def dashboard(
     backend: str = typer.Option("local", help="Where /api/jobs runs jobs: local or ray."),
     address: str | None = typer.Option(None, help="The Ray cluster (ray backend only)."),
 ) -> None:
-    """Serve the dashboard's API over the runs directory (docs at /docs)."""
+    """Serve the dashboard (pages at /, API under /api, docs at /docs) over the runs directory."""
     from langmarl.core.errors import ConfigError
     from langmarl.web.security import check_bind
 
@@ -50,7 +50,10 @@ def dashboard(
 
     def announce(url: str) -> None:
         auth = " (token required)" if token else ""
-        console.print(f"Dashboard API at {url}/api/runs, docs at {url}/docs{auth}; Ctrl-C stops")
+        console.print(
+            f"Dashboard at {url}/ (API {url}/api/runs, docs {url}/docs){auth}; Ctrl-C stops",
+            soft_wrap=True,
+        )
 
     jobs = open_backend(backend, runs_dir, address)
     serve(runs_dir, host=host, port=port, token=token, backend=jobs, announce=announce)

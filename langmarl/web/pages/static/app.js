@@ -1,0 +1,41 @@
+// The router: #/ runs, #/run/<id>, #/compare?ids=a,b, #/jobs, #/trash.
+
+import { errorBox } from "./dom.js";
+import { renderRuns } from "./views/runs.js";
+import { renderRun } from "./views/run.js";
+import { renderCompare } from "./views/compare.js";
+import { renderJobs } from "./views/jobs.js";
+import { renderTrash } from "./views/trash.js";
+
+let cleanup = () => {};
+
+function parse() {
+  const [path, query = ""] = location.hash.replace(/^#/, "").split("?");
+  const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
+  return { parts, params: new URLSearchParams(query) };
+}
+
+async function route() {
+  cleanup();
+  cleanup = () => {};
+  const view = document.getElementById("view");
+  const { parts, params } = parse();
+  const name = parts[0] || "runs";
+  document.querySelectorAll("[data-nav]").forEach((a) => a.classList.toggle("active", a.dataset.nav === name));
+  const views = {
+    runs: () => renderRuns(view),
+    run: () => renderRun(view, parts[1]),
+    compare: () => renderCompare(view, (params.get("ids") || "").split(",").filter(Boolean), params.get("key")),
+    jobs: () => renderJobs(view),
+    trash: () => renderTrash(view),
+  };
+  try {
+    const stop = await (views[name] || views.runs)();
+    if (typeof stop === "function") cleanup = stop;
+  } catch (error) {
+    view.replaceChildren(errorBox(error));
+  }
+}
+
+window.addEventListener("hashchange", route);
+route();

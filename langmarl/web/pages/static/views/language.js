@@ -1,0 +1,82 @@
+// Language space: policy evolution with diffs, update decisions, the trajectory browser with
+// the critic's evaluation and the textual gradients.
+
+import { api, runPath } from "../api.js";
+import { diffBlock, fmt, h, section, table } from "../dom.js";
+
+function options(values, chosen) {
+  return values.map((v) => h("option", { value: v, selected: v === chosen }, `iteration ${v}`));
+}
+
+async function policyEvolution(runId) {
+  const data = await api.get(runPath(runId, "/policies"));
+  const iterations = data.iterations;
+  if (!iterations.length) return null;
+  const from = h("select", { "aria-label": "from iteration" }, options(iterations, iterations[0]));
+  const to = h("select", { "aria-label": "to iteration" }, options(iterations, iterations[iterations.length - 1]));
+  const out = h("div", { class: "diffs" });
+  async function show() {
+    const diff = await api.get(runPath(runId, `/policies/diff?from=${from.value}&to=${to.value}`));
+    const latest = data.checkpoints.find((c) => c.iteration === Number(to.value));
+    out.replaceChildren(...Object.entries(diff.diffs).map(([agent, text]) => h("div", { class: "agent-policy", dataset: { agent } },
+      h("h3", {}, agent),
+      diffBlock(text),
+      latest ? h("details", {}, h("summary", {}, `policy at iteration ${to.value}`), h("pre", { class: "policy" }, latest.policies[agent] ?? "")) : null)));
+  }
+  from.onchange = show;
+  to.onchange = show;
+  await show();
+  return h("div", {}, h("div", { class: "toolbar" }, "Diff from ", from, " to ", to), out);
+}
+
+async function decisions(runId) {
+  const data = await api.get(runPath(runId, "/updates"));
+  if (!data.decisions.length) return null;
+  return table(["iteration", "agent", "candidate", "score", "accepted", "why"],
+    data.decisions.map((d) => h("tr", {}, h("td", {}, d.iteration), h("td", {}, d.agent_id ?? d.agent ?? ""),
+      h("td", {}, d.candidate ?? ""), h("td", { class: "num" }, fmt.number(d.score ?? d.validation_score)),
+      h("td", {}, d.accepted ? "yes" : "no"), h("td", { class: "small" }, d.reason ?? d.why ?? ""))));
+}
+
+function episodeView(item) {
+  const trajectory = item.trajectory || {};
+  const evaluation = item.evaluation || {};
+  return h("div", { class: "episode" },
+    h("p", {}, h("strong", {}, `episode ${item.episode}`), ` · reward ${fmt.number(trajectory.reward)}`),
+    trajectory.task ? h("details", {}, h("summary", {}, "task"), h("pre", {}, JSON.stringify(trajectory.task, null, 2))) : null,
+    h("ol", { class: "steps" }, (trajectory.steps || []).map((step) => h("li", {},
+      h("strong", {}, step.agent_id), h("pre", { class: "action" }, step.action ?? "")))),
+    evaluation.per_agent ? h("div", { class: "critic" }, h("h4", {}, "Critic"),
+      h("dl", {}, Object.entries(evaluation.per_agent).flatMap(([agent, text]) => [h("dt", {}, agent), h("dd", {}, text)])))
+      : evaluation.error ? h("p", { class: "error" }, `critic failed: ${evaluation.error}`) : null);
+}
+
+async function trajectoryBrowser(runId) {
+  const first = await api.get(runPath(runId, "/trajectories?limit=1"));
+  const iteration = h("select", { "aria-label": "trajectory iteration" }, options(first.iterations, first.iteration));
+  const list = h("div", {});
+  const gradients = h("div", {});
+  async function show(offset = 0) {
+    const page = await api.get(runPath(runId, `/trajectories?iteration=${iteration.value}&offset=${offset}&limit=5`));
+    const more = page.offset + page.episodes.length < page.total;
+    list.replaceChildren(h("p", { class: "muted" }, `${page.total} episodes in iteration ${page.iteration}`),
+      ...page.episodes.map(episodeView),
+      h("div", { class: "toolbar" },
+        offset > 0 ? h("button", { onclick: () => show(Math.max(0, offset - 5)) }, "previous") : null,
+        more ? h("button", { onclick: () => show(offset + 5) }, "next") : null));
+    const grad = await api.get(runPath(runId, `/gradients?iteration=${iteration.value}`)).catch(() => null);
+    gradients.replaceChildren(grad && grad.aggregated ? h("details", {}, h("summary", {}, "aggregated textual gradients"),
+      h("pre", {}, JSON.stringify(grad.aggregated, null, 2))) : h("span"));
+  }
+  iteration.onchange = () => show(0);
+  await show(0);
+  return h("div", {}, h("div", { class: "toolbar" }, "Iteration ", iteration), gradients, list);
+}
+
+export function languageSections(runId) {
+  return [
+    section("Policy evolution", policyEvolution(runId), { id: "policy-evolution" }),
+    section("Update decisions", decisions(runId)),
+    section("Trajectories", trajectoryBrowser(runId), { id: "trajectories" }),
+  ];
+}

@@ -1,0 +1,155 @@
+"""The dashboard end to end in a real headless Chromium (Debian's ``chromium``, driven by
+Playwright): a language run trained by the embedded SmolLM2 through ``langmarl train``, served
+by ``langmarl dashboard``; the test opens the runs list, clicks into the run, sees its reward
+curve and a policy diff, starts a tiny job from the jobs page and stops it (its run ends
+``cancelled``), and compares two runs. Screenshots go to the test's directory, and to
+``docs/dashboard/`` when ``LANGMARL_SAVE_SCREENSHOTS=1`` (how the README's are made)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import Page, expect, sync_playwright
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("LANGMARL_CHROMIUM", "/usr/bin/chromium")
+# What a headless Chromium needs on a closed network (no background calls home).
+CHROMIUM_FLAGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
+    "--disable-background-networking", "--disable-component-update",
+]  # fmt: skip
+TIMEOUT_MS = 60_000
+
+
+def tiny_language_config(**changes: object) -> dict[str, object]:
+    """The quickstart language config, cut to seconds on the embedded model; every update
+    kept (no validation), so the policies change and there is a diff to see."""
+    config = json.loads((ROOT / "configs" / "quickstart.json").read_text())
+    config.update(num_iterations=2, trajectories_per_iteration=1, validate_updates=False)
+    config["llm"] = {"preset": "local", "max_tokens": 24}
+    config["actor_llm"] = {"preset": "local", "max_tokens": 16}
+    config.update(changes)
+    return config
+
+
+def langmarl(*args: str) -> list[str]:
+    return [sys.executable, "-m", "langmarl.cli", *args]
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """(URL, runs dir) of a dashboard over a runs dir holding one real embedded-model run."""
+    assert Path(CHROMIUM).is_file(), (
+        f"no Chromium at {CHROMIUM}: install Debian's chromium package (python3 dev.py setup "
+        "does, as root) or point LANGMARL_CHROMIUM at one"
+    )
+    base = tmp_path_factory.mktemp("dashboard")
+    runs = base / "runs"
+    config = base / "tiny.json"
+    config.write_text(json.dumps(tiny_language_config(
+        exp_name="tiny-qa", experiment_dir=str(runs), checkpoint_dir=str(base / "ckpt"),
+    )))  # fmt: skip
+    env = {**os.environ, "OMP_NUM_THREADS": "2"}
+    trained = subprocess.run(langmarl("train", str(config)), env=env, timeout=900,
+                             capture_output=True, text=True)  # fmt: skip
+    assert trained.returncode == 0, trained.stdout[-2000:] + trained.stderr[-2000:]
+    server = subprocess.Popen(
+        langmarl("dashboard", "--runs-dir", str(runs), "--port", "0"),
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+    )  # fmt: skip
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        match = re.search(r"http://127\.0\.0\.1:\d+", line)
+        assert match, f"the dashboard did not announce its address: {line!r}"
+        yield match.group(0), runs
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def screenshot(page: Page, name: str, folder: Path) -> None:
+    page.screenshot(path=str(folder / name), full_page=True)
+    if os.environ.get("LANGMARL_SAVE_SCREENSHOTS") == "1":
+        page.screenshot(path=str(ROOT / "docs" / "dashboard" / name), full_page=True)
+
+
+def wait_for_run(url: str, run_id: str) -> dict[str, object]:
+    """The run's listing once ``run.json`` exists (the job's process has started training)."""
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while time.monotonic() < deadline:
+        runs = httpx.get(f"{url}/api/runs", timeout=10).json()["runs"]
+        found = [r for r in runs if r["run_id"] == run_id]
+        if found and found[0]["steps"] >= 1:
+            return found[0]
+        time.sleep(0.5)
+    raise AssertionError(f"run {run_id} never wrote a metrics line")
+
+
+def test_the_dashboard_in_a_real_browser(served: tuple[str, Path], tmp_path: Path) -> None:
+    url, runs = served
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.set_default_timeout(TIMEOUT_MS)
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+
+        # the runs list: the embedded-model run, completed, with its sparkline
+        page.goto(f"{url}/")
+        row = page.locator("tr[data-run='tiny-qa']")
+        expect(row).to_contain_text("completed")
+        expect(row.locator("svg.sparkline path")).to_have_count(1)
+        screenshot(page, "runs.png", tmp_path)
+
+        # click into the run: its reward curve (two iterations) and a policy diff
+        row.locator("a.run-link").click()
+        curve = page.locator("figure.chart-main path.series")
+        expect(curve).to_have_count(1)
+        assert " L" in (curve.get_attribute("d") or ""), "the reward curve has one point only"
+        added = page.locator("#policy-evolution .diff-add")
+        expect(added.first).to_be_visible()
+        policies = httpx.get(f"{url}/api/runs/tiny-qa/policies?iteration=2", timeout=10).json()
+        newest = next(iter(policies["checkpoints"][0]["policies"].values()))
+        assert newest.splitlines()[-1].strip() in page.locator("#policy-evolution").inner_text()
+        expect(page.locator("#trajectories .episode").first).to_be_visible()
+        screenshot(page, "run.png", tmp_path)
+
+        # start a tiny job from the jobs page, see it run, stop it: its run ends cancelled
+        page.goto(f"{url}/#/jobs")
+        job_config = tiny_language_config(exp_name="job", num_iterations=40)
+        page.fill("textarea[name=config]", json.dumps(job_config, indent=1))
+        page.fill("textarea[name=overrides]", "trajectories_per_iteration=1")
+        page.click("form.job-form button[type=submit]")
+        job_row = page.locator("tr[data-job]").first
+        expect(job_row).to_have_attribute("data-state", "running")
+        job_id = job_row.get_attribute("data-job") or ""
+        wait_for_run(url, job_id)
+        job_row.locator("button", has_text="cancel").click()
+        expect(page.locator(f"tr[data-job='{job_id}']")).to_have_attribute(
+            "data-state", "cancelled"
+        )
+        screenshot(page, "jobs.png", tmp_path)
+        record = json.loads((runs / job_id / "run.json").read_text())
+        assert record["status"] == "cancelled", record
+
+        # compare the two runs' reward curves
+        page.goto(f"{url}/")
+        for run_id in ("tiny-qa", job_id):
+            page.locator(f"tr[data-run='{run_id}'] input[type=checkbox]").check()
+        page.click("#compare-selected")
+        expect(page.locator("svg.chart path.series")).to_have_count(2)
+        screenshot(page, "compare.png", tmp_path)
+        browser.close()
+    assert not errors, errors
