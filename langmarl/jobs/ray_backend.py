@@ -1,18 +1,23 @@
-"""``RayBackend``: each job a detached Ray actor that runs the job's command on a cluster
-node, reserving ``resources.cpus`` (``num_cpus``) and the memory hint.
+"""``RayBackend``: each job a detached Ray actor and the Ray task it starts, which runs the
+job's command on a cluster node, reserving ``resources.cpus`` (``num_cpus``) and the memory
+hint.
 
 ::
 
     submit   record (queued) → actor "job-<id>" (detached: outlives the submitting process)
-    actor    run dir: the same runs dir when the node sees it (shared file system), else a
+             → the actor starts the job's task (num_cpus = resources.cpus)
+    task     run dir: the same runs dir when the node sees it (shared file system), else a
              temp dir on the node → run the command (SIGTERM on cancel, SIGKILL after
-             the grace period) → result: exit code (+ the run dir as a .tar.gz if not shared)
+             the grace period) → result: exit code (+ the run dir as a .tar.gz if not shared),
+             held by the actor
     status   ask the actor; once it has a result: unpack the run into <runs_dir>/<job_id>
              (synced back), record the outcome, end the actor
 
-Ray is imported only here, and only when a backend is made (the ``ray`` extra).
-``sync="auto"`` decides per job: the actor looks for the job's record at the path the
-submitter wrote it to; ``shared``/``copy`` force one way.
+The actor reserves no CPU; the job's Ray task does, and only while its command runs, so a
+finished job never holds cores while it waits to be collected. Ray is imported only here,
+and only when a backend is made (the ``ray`` extra). ``sync="auto"`` decides per job: the
+task looks for the job's record at the path the submitter wrote it to; ``shared``/``copy``
+force one way.
 """
 
 from __future__ import annotations
@@ -47,62 +52,110 @@ def _ray() -> Any:
 
 
 class JobRunner:
-    """The actor's body: runs one job in a thread from the start, answers polls meanwhile.
+    """The job's detached actor (no CPUs of its own): starts the job's Ray task, which
+    reserves the job's resources only while it runs, and keeps its result and log for the
+    submitter, who may be another process, to collect."""
 
-    Args:
-        payload: ``job_id``, ``spec`` (JSON), ``config`` (resolved), ``runs_dir`` (the
-            submitter's), ``sync``, ``grace_s``.
-    """
+    def __init__(self) -> None:
+        self.ref: Any = None
+        self.started_at: float | None = None
+        self.stop_requested = False
+        self.log = ""
 
-    def __init__(self, payload: dict[str, Any]) -> None:
-        self.payload = payload
-        self.stop = threading.Event()
-        self.result: dict[str, Any] | None = None
-        self.started_at = time.time()
-        self.log_path: Path | None = None
-        threading.Thread(target=self._run, daemon=True).start()
+    def start(self, payload: dict[str, Any], options: dict[str, Any]) -> None:
+        ray = _ray()
+        me = ray.get_runtime_context().current_actor
+        self.ref = ray.remote(run_job).options(**options).remote(payload, me)
 
-    def _run(self) -> None:
-        job_id, spec = self.payload["job_id"], JobSpec.model_validate(self.payload["spec"])
-        runs_dir = Path(self.payload["runs_dir"])
-        sync: Sync = self.payload["sync"]
-        shared = sync == "shared" or (
-            sync == "auto" and (runs_dir / JOBS_DIR / f"{job_id}.json").is_file()
-        )
-        root = runs_dir if shared else Path(tempfile.mkdtemp(prefix="langmarl-job-"))
-        run_dir = root / job_id
-        config, extra = KINDS[spec.kind].place(self.payload["config"], run_dir)
-        config_path = config_file(root, job_id)
-        atomic_write_json(config_path, config)
-        self.log_path = run_dir / LOG_FILE
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        argv = command(spec, config_path, extra, sys.executable)
-        try:
-            with open(self.log_path, "ab") as log:
-                code = run_command(
-                    argv, env=job_environment(spec.resources.cpus), log=log,
-                    stop_requested=self.stop.is_set, grace_s=self.payload["grace_s"],
-                )  # fmt: skip
-        except OSError as exc:
-            self.result = {"exit_code": None, "shared": shared, "error": str(exc)}
-            return
-        blob = None if shared else _pack(run_dir)
-        if not shared:
-            shutil.rmtree(root, ignore_errors=True)
-        self.result = {"exit_code": code, "shared": shared, "blob": blob}
+    def mark_started(self, when: float) -> None:
+        self.started_at = when
+
+    def append_log(self, text: str) -> None:
+        self.log = (self.log + text)[-LOG_KEPT:]
 
     def poll(self) -> dict[str, Any]:
-        """``{"started_at": t, "result": None | {"exit_code", "shared", "blob"}}``."""
-        return {"started_at": self.started_at, "result": self.result}
+        """``{"started_at": t | None, "result": None | {"exit_code", "blob", "error"}}``."""
+        ray = _ray()
+        if self.ref is None or not ray.wait([self.ref], timeout=0)[0]:
+            return {"started_at": self.started_at, "result": None}
+        try:
+            result = ray.get(self.ref)
+        except ray.exceptions.RayError as exc:  # cancelled before it started, worker died
+            result = {"exit_code": None, "blob": None, "error": type(exc).__name__}
+        return {"started_at": self.started_at, "result": result}
 
     def cancel(self) -> None:
-        self.stop.set()
+        """Ask the task to stop (its command gets SIGTERM, then SIGKILL after the grace
+        period, and the run still comes back); a task still waiting for resources is
+        dropped (``ray.cancel``)."""
+        self.stop_requested = True
+        if self.ref is not None and self.started_at is None:
+            _ray().cancel(self.ref)
+
+    def should_stop(self) -> bool:
+        return self.stop_requested
 
     def logs(self, tail: int | None = None) -> str:
-        if self.log_path is None or not self.log_path.is_file():
-            return ""
-        text = self.log_path.read_text(encoding="utf-8", errors="replace")
-        return "".join(text.splitlines(keepends=True)[-tail:]) if tail is not None else text
+        return "".join(self.log.splitlines(keepends=True)[-tail:]) if tail is not None else self.log
+
+
+LOG_KEPT = 1_000_000
+"""Characters of a running job's log its actor keeps (for ``logs`` while it runs)."""
+
+
+def run_job(payload: dict[str, Any], runner: Any) -> dict[str, Any]:
+    """The job's Ray task: run the command where the run directory is (shared, or a temp
+    dir packed afterwards), report start and log to ``runner`` and stop the command
+    gracefully once ``runner`` says so (checked every second)."""
+    job_id, spec = payload["job_id"], JobSpec.model_validate(payload["spec"])
+    runs_dir = Path(payload["runs_dir"])
+    sync: Sync = payload["sync"]
+    shared = sync == "shared" or (
+        sync == "auto" and (runs_dir / JOBS_DIR / f"{job_id}.json").is_file()
+    )
+    root = runs_dir if shared else Path(tempfile.mkdtemp(prefix="langmarl-job-"))
+    run_dir = root / job_id
+    config, extra = KINDS[spec.kind].place(payload["config"], run_dir)
+    config_path = config_file(root, job_id)
+    atomic_write_json(config_path, config)
+    log_path = run_dir / LOG_FILE
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    argv = command(spec, config_path, extra, sys.executable)
+    stop, outcome_box = threading.Event(), {}
+
+    def work() -> None:
+        with open(log_path, "ab") as log:
+            outcome_box["code"] = run_command(
+                argv, env=job_environment(spec.resources.cpus), log=log,
+                stop_requested=stop.is_set, grace_s=payload["grace_s"],
+            )  # fmt: skip
+
+    runner.mark_started.remote(time.time())
+    thread, sent = threading.Thread(target=work, daemon=True), 0
+    thread.start()
+    while thread.is_alive():
+        try:
+            thread.join(1.0)
+            if not stop.is_set() and _ray().get(runner.should_stop.remote()):
+                stop.set()
+        except KeyboardInterrupt:  # a ray.cancel that raced the start
+            stop.set()
+        sent = _send_log(log_path, sent, runner)
+    _send_log(log_path, sent, runner)
+    blob = None if shared else _pack(run_dir)
+    if not shared:
+        shutil.rmtree(root, ignore_errors=True)
+    return {"exit_code": outcome_box.get("code"), "blob": blob, "error": None}
+
+
+def _send_log(path: Path, sent: int, runner: Any) -> int:
+    """Send the log's bytes after ``sent`` to ``runner``; returns the new offset."""
+    with open(path, "rb") as handle:
+        handle.seek(sent)
+        chunk = handle.read()
+    if chunk:
+        runner.append_log.remote(chunk.decode("utf-8", errors="replace"))
+    return sent + len(chunk)
 
 
 def _pack(run_dir: Path) -> bytes:
@@ -163,12 +216,21 @@ class RayBackend(StoredJobs):
             "config": load_json_file(self.store.config_path(record.job_id)),
             "runs_dir": str(self.runs_dir), "sync": self.sync, "grace_s": self.grace_s,
         }  # fmt: skip
-        options: dict[str, Any] = {"name": _actor(record.job_id), "namespace": NAMESPACE,
-                                   "lifetime": "detached", "num_cpus": spec.resources.cpus,
-                                   "max_concurrency": 4}  # fmt: skip
+        options: dict[str, Any] = {"num_cpus": spec.resources.cpus}
         if spec.resources.memory_gb:
             options["memory"] = int(spec.resources.memory_gb * 2**30)
-        self.ray.remote(JobRunner).options(**options).remote(payload)
+        actor = (
+            self.ray.remote(JobRunner)
+            .options(
+                name=_actor(record.job_id),
+                namespace=NAMESPACE,
+                lifetime="detached",
+                num_cpus=0,
+                max_concurrency=8,
+            )
+            .remote()
+        )
+        actor.start.remote(payload, options)
         ray_fields = {"address": self.address or "", "namespace": NAMESPACE,
                       "actor": _actor(record.job_id)}  # fmt: skip
         return self.store.update(record.job_id, ray=ray_fields).job_id
@@ -188,13 +250,9 @@ class RayBackend(StoredJobs):
         if actor is None:
             gone = "its Ray actor is gone (the cluster restarted or the actor was killed)"
             return self._finish(record, None, error=gone)
-        ref = actor.poll.remote()
-        ready, _ = self.ray.wait([ref], timeout=1.0)
-        if not ready:  # the actor waits for its resources
-            return record
-        info = self.ray.get(ref)
+        info = self.ray.get(actor.poll.remote(), timeout=60)
         if info["result"] is None:
-            if record.state == "queued":
+            if record.state == "queued" and info["started_at"] is not None:
                 record = self.store.update(job_id, state="running", started_at=info["started_at"])
             return record
         result = info["result"]
@@ -220,11 +278,8 @@ class RayBackend(StoredJobs):
             return record
         record = self.store.update(job_id, cancel_requested=True)
         actor = self._actor_of(job_id)
-        if actor is not None and record.state == "queued":
-            self.ray.kill(actor)  # never started: nothing to save
-            return self._finish(record, None, error=None)
         if actor is not None:
-            actor.cancel.remote()
+            self.ray.get(actor.cancel.remote(), timeout=60)
         return record
 
     def logs(self, job_id: str, tail: int | None = None) -> str:
