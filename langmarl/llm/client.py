@@ -9,7 +9,6 @@ from typing import Any, TypedDict, Unpack
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
 from langmarl.core.aio import blocking
-from langmarl.core.aio import run_sync as run_sync
 from langmarl.core.errors import ConfigError, LLMError
 from langmarl.llm.config import LLMConfig
 from langmarl.llm.retry import ENDPOINT_LIMITS, RetryWait, describe_failure, is_retryable

@@ -40,13 +40,13 @@ from langmarl.magrpo.rollout import (
     grow_trees,
 )
 from langmarl.magrpo.tree import TreeNode, iter_nodes
-from langmarl.store.run import METRICS_FILE, RunDir
+from langmarl.store.run import METRICS_FILE, RESUME_HINTS, RunDir
 
 log = logging.getLogger(__name__)
 
 Example = Mapping[str, Any]
 EVAL_FILE = "eval.jsonl"
-RESUME_HINT = "continue it with `langmarl magrpo train RUN_FILE --resume latest`"
+RESUME_HINT = RESUME_HINTS["magrpo"]
 
 
 def check_dataset(

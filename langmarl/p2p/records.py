@@ -56,7 +56,6 @@ from langmarl.p2p.train_config import TrainConfig
 from langmarl.store.catalog import P2P_STATUS
 from langmarl.store.run import RunDir
 
-RESUME_HINT = "resume it with `langmarl p2p resume <session dir>`"
 INPUT_FILES = ("prompt.txt", "reward_fn.py", "reward_spec.json", "config.json")
 """An iteration's inputs; every other file in its directory is an output of training it."""
 
@@ -306,7 +305,7 @@ class SessionRecord(_Record):
         self.history_path = self.path / "loop_history.json"
         self.metadata_path = self.path / "metadata.json"
         self.analysis_path = self.path / "analysis.json"
-        self.run = RunDir(self.path, self.redact, RESUME_HINT)
+        self.run = RunDir(self.path, self.redact)  # kind p2p_session: its resume command
 
     def start(self, intent: str, env_id: str, config: dict[str, Any]) -> None:
         """Open the session: ``run.json`` (kind ``p2p_session``) and status ``running``."""

@@ -31,6 +31,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from langmarl.core.aio import run_sync
 from langmarl.core.errors import ConfigError
 from langmarl.core.files import load_json_file
 from langmarl.envs.parallel import prompts
@@ -38,12 +39,12 @@ from langmarl.envs.parallel.reward import TraceScorer
 from langmarl.envs.parallel.runner import execute_plan
 from langmarl.envs.parallel.tasks import ParallelTask
 from langmarl.envs.parallel.trace import ExecutionTrace
-from langmarl.llm.client import run_sync
 from langmarl.magrpo import checkpoint as ckpt
 from langmarl.magrpo.base import WeightSpaceTrainer
 from langmarl.parl import grpo_checkpoint as legacy
 from langmarl.parl.curves import CURVES_FILE, curves_document, episode_row
 from langmarl.parl.grpo_config import OrchestratorGRPOConfig
+from langmarl.store.run import RESUME_HINTS
 
 if TYPE_CHECKING:
     from langmarl.envs.parallel.env import ParallelTasksEnv
@@ -77,7 +78,7 @@ class OrchestratorGRPO(WeightSpaceTrainer):
 
     algorithm = "parl_grpo"
     first_metrics_step = 0
-    resume_hint = "continue it with `langmarl parl grpo --resume latest` (same config)"
+    resume_hint = RESUME_HINTS["parl_grpo"]
 
     def __init__(
         self,

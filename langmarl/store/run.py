@@ -181,6 +181,25 @@ def process_alive(pid: int, started: str | None) -> bool:
     return started is None or process_start(pid) == started
 
 
+RESUME_HINTS = {
+    "language": "train again with the same config and run id to resume it",
+    "parl_language": "run `langmarl parl train` again with the same config to resume it",
+    "p2p_session": "continue it with `langmarl p2p resume {path}`",
+    **dict.fromkeys(
+        ("magrpo", "iac", "maac"),
+        "continue it with `langmarl magrpo train RUN_FILE --resume latest`",
+    ),
+    "parl_grpo": "continue it with `langmarl parl grpo --resume latest` (same config)",
+}
+"""What the error of a killed run says to do, per kind (others: :data:`DEFAULT_RESUME_HINT`)."""
+DEFAULT_RESUME_HINT = "run the same command with --resume latest to continue it"
+
+
+def resume_hint(kind: str | None, path: Path) -> str:
+    """How to continue a killed run of ``kind`` in ``path``."""
+    return RESUME_HINTS.get(kind or "", DEFAULT_RESUME_HINT).format(path=path)
+
+
 def true_status(info: dict[str, Any], resume_hint: str) -> dict[str, Any]:
     """``info`` (a ``run.json`` mapping) with a dead ``running`` run made ``failed``."""
     pid = info.get("pid")
@@ -220,14 +239,15 @@ class RunDir:
     Args:
         path: The run directory (created on :meth:`start`).
         redact: Scrubs secrets from everything written (default: the environment's secrets).
-        resume_hint: What the error of a killed run tells the user to do.
+        resume_hint: What the error of a killed run tells the user to do (default: the
+            kind's, :data:`RESUME_HINTS`).
     """
 
     def __init__(
         self,
         path: str | Path,
         redact: Redactor | None = None,
-        resume_hint: str = "run the same command with --resume latest to continue it",
+        resume_hint: str | None = None,
     ) -> None:
         self.path = Path(path)
         self.redact = redact if redact is not None else Redactor(environment_secrets())
@@ -300,7 +320,8 @@ class RunDir:
             parl = self.file("parl_curves.json").is_file()
             info["kind"] = "parl_language" if parl else "language"
         info.setdefault("run_id", self.run_id)
-        return RunRecord.model_validate(true_status(info, self.resume_hint))
+        hint = self.resume_hint or resume_hint(info["kind"], self.path)
+        return RunRecord.model_validate(true_status(info, hint))
 
     def start(self, kind: str, config: dict[str, Any] | None = None, **fields: Any) -> dict:
         """Create or resume the run: status ``running``, this process as its owner, the code

@@ -54,6 +54,22 @@ def test_a_dead_running_process_reads_as_failed(tmp_path: Path) -> None:
     assert run.read()["status"] == "running"  # the file is left as written
 
 
+@pytest.mark.parametrize(
+    ("kind", "says"),
+    [
+        ("p2p_session", "langmarl p2p resume {path}"),
+        ("magrpo", "langmarl magrpo train RUN_FILE --resume latest"),
+        ("language", "same config and run id"),
+        ("parl_grpo", "langmarl parl grpo --resume latest"),
+    ],
+)
+def test_a_killed_run_says_how_its_kind_resumes(tmp_path: Path, kind: str, says: str) -> None:
+    run = RunDir(tmp_path / "r")  # as `langmarl runs` and the dashboard open any run
+    run.start(kind)
+    run.update(pid=2**22 + 12345, pid_started="1")
+    assert says.format(path=run.path) in (run.record().error or "")
+
+
 def test_rewind_drops_the_steps_after_the_checkpoint(tmp_path: Path) -> None:
     run = RunDir(tmp_path / "r")
     for step in (1, 2, 3, 4):

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from langmarl.core.aio import run_sync
 from langmarl.core.base import BaseEnvironment
 from langmarl.core.errors import EnvError
 from langmarl.core.records import AgentId, Policies, Step, Trajectory
@@ -32,7 +33,7 @@ from langmarl.envs.parallel.runner import (
 )
 from langmarl.envs.parallel.tasks import ParallelTask, load_task_set
 from langmarl.envs.parallel.trace import ExecutionTrace, Stage
-from langmarl.llm.client import LLMClient, run_sync
+from langmarl.llm.client import LLMClient
 
 if TYPE_CHECKING:
     from langmarl.config.base import BaseConfig
