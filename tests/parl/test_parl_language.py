@@ -1,4 +1,5 @@
-"""Language-space PARL with a scripted LLM: λ anneals per iteration, curves are recorded."""
+"""Language-space PARL with a scripted LLM: λ anneals per iteration, curves are recorded, the
+run is listed as kind parl_language."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from langmarl.llm.types import ChatRequest
 from langmarl.parl.callbacks import PARLCallback
 from langmarl.parl.config import ParallelTasksConfig
 from langmarl.parl.curves import CURVES_FILE
+from langmarl.store.catalog import find_runs
 from langmarl.testing import ScriptedLLM, scripted_config
 from langmarl.textgrad import CentralizedCritic, PolicyGradientOptimizer
 from langmarl.trainer import MonteCarloTrainer
@@ -113,3 +115,21 @@ def test_build_trainer_adds_the_env_hooks_once(tmp_path: Path) -> None:
         assert len(parl) == 1 and parl[0].env is trainer.env
     custom = build_trainer(config, callbacks=[LoggingCallback()])
     assert [type(c) for c in custom.callbacks] == [LoggingCallback, PARLCallback]
+
+
+def test_parl_language_run_is_listed_with_its_kind(tmp_path: Path) -> None:
+    config = ParallelTasksConfig(
+        exp_name="parl", experiment_dir=str(tmp_path), num_iterations=1,
+        trajectories_per_iteration=2, seed=1,
+    )  # fmt: skip
+    llm = ScriptedLLM(_reply, config=scripted_config(max_retries=0))
+    env = make_parallel_tasks(config, llm=llm)
+    MonteCarloTrainer(
+        config, env, CentralizedCritic(config, llm=llm),
+        PolicyGradientOptimizer(scripted_config(), llm=llm),
+        callbacks=env.training_callbacks(),
+    ).train()  # fmt: skip
+    [summary] = find_runs(tmp_path)
+    assert (summary.kind, summary.status, summary.progress) == (
+        "parl_language", "completed", "1/1 iterations"
+    )  # fmt: skip
