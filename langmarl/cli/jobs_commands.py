@@ -63,12 +63,12 @@ def submit(
     wait: bool = typer.Option(False, "--wait", help="Wait for the job to end."),
 ) -> None:
     """Validate a config and run its training command as a job."""
-    from langmarl.jobs import JobSpec
+    from langmarl.jobs import parse_spec
 
     fields = {"kind": kind, "config": config or {}, "overrides": parse_overrides(set_),
               "seed": seed, "resources": {"cpus": cpus, "memory_gb": memory_gb},
               "name": name, "intent": intent}  # fmt: skip
-    spec = JobSpec.model_validate(fields)
+    spec = parse_spec(fields, "the command line")
     jobs = _backend(runs_dir, backend, address)
     job_id = jobs.submit(spec)
     console.print(f"job [bold]{job_id}[/] submitted ({backend}); run directory "

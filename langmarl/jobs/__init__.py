@@ -10,7 +10,7 @@ package does not import Ray.
 from langmarl.jobs.backend import Backend, open_backend
 from langmarl.jobs.local import LocalBackend
 from langmarl.jobs.records import FINAL_STATES, JobRecord, JobState, JobStore
-from langmarl.jobs.spec import JobKind, JobSpec, Resources, validate_spec
+from langmarl.jobs.spec import JobKind, JobSpec, Resources, parse_spec, validate_spec
 
 __all__ = [
     "FINAL_STATES",
@@ -23,5 +23,6 @@ __all__ = [
     "LocalBackend",
     "Resources",
     "open_backend",
+    "parse_spec",
     "validate_spec",
 ]

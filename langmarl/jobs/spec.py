@@ -79,6 +79,22 @@ class JobSpec(BaseModel):
         return self
 
 
+def parse_spec(data: dict[str, Any], source: str = "the job spec") -> JobSpec:
+    """``data`` as a :class:`JobSpec`.
+
+    Raises:
+        ConfigError: naming every invalid field (unknown ones with "did you mean").
+    """
+    from pydantic import ValidationError
+
+    from langmarl.core.validation import config_error
+
+    try:
+        return JobSpec.model_validate(data)
+    except ValidationError as exc:
+        raise config_error(exc, JobSpec, source) from None
+
+
 def new_job_id(spec: JobSpec) -> str:
     """``<name or kind>-<YYYYmmdd-HHMMSS>-<4 hex>``: sortable by time, unique."""
     label = re.sub(r"[^A-Za-z0-9_.-]+", "-", spec.name or spec.kind).strip("-.") or spec.kind
