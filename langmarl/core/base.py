@@ -14,7 +14,7 @@ import inspect
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from langmarl.core.records import AgentId, Evaluation, Policies, PolicyUpdate, Trajectory
 
@@ -26,6 +26,19 @@ DEFAULT_POLICY = (
     "Read the task and your teammates' work carefully, do your part well, and be concise."
 )
 """Starting policy of an agent whose environment does not provide one."""
+
+
+@runtime_checkable
+class StepAware(Protocol):
+    """Something whose behaviour follows training progress (an annealed reward term, as
+    PARL's λ): told the step, it keeps its own schedule.
+
+    Trainers call ``set_step(step)`` before each step (weight space: steps finished so far;
+    language space: the iteration) and again after a resume; held-out evaluation calls it
+    with the end of training, so every checkpoint is scored on the objective training ends on.
+    """
+
+    def set_step(self, step: int) -> None: ...
 
 
 class BaseEnvironment(ABC):

@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol
 
+from langmarl.core.base import StepAware
 from langmarl.core.errors import ConfigError
 from langmarl.core.transitions import Branch as Branch
 from langmarl.core.transitions import ExternalTransition as ExternalTransition
@@ -48,16 +49,10 @@ class JointRewardFunction(Protocol):
     def __call__(self, samples: Sequence[JointSample]) -> Sequence[float]: ...
 
 
-@runtime_checkable
-class StepAwareReward(Protocol):
-    """A reward that changes during training (an annealed term, as PARL's λ).
-
-    ``WeightSpaceTrainer`` calls ``set_step(step)`` on its reward functions before each
-    training step, with ``step`` the number of steps already finished (0 before the first),
-    and again after a resume; the reward keeps its schedule, the trainer only says the step.
-    """
-
-    def set_step(self, step: int) -> None: ...
+StepAwareReward = StepAware
+"""A reward told the training step (:class:`~langmarl.core.base.StepAware`):
+``WeightSpaceTrainer`` calls ``set_step(step)`` on its reward functions before each training
+step, with ``step`` the number of steps already finished (0 before the first)."""
 
 
 def score(reward_func: JointRewardFunction, samples: Sequence[JointSample]) -> list[float]:

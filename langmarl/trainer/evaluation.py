@@ -26,7 +26,7 @@ from typing import Any
 from langmarl.config.base import BaseConfig
 from langmarl.config.loading import config_from_dict
 from langmarl.core.aio import run_sync
-from langmarl.core.base import BaseEnvironment
+from langmarl.core.base import BaseEnvironment, StepAware
 from langmarl.core.errors import ConfigError, LLMError
 from langmarl.core.intervals import score_interval
 from langmarl.core.records import Policies, Trajectory
@@ -90,6 +90,8 @@ class OpenedRun:
         clients = role_clients(config)
         ledger = clients.ledger
         env = assemble_env(config, clients)
+        if isinstance(env, StepAware):  # e.g. PARL's λ: every checkpoint scored alike, at
+            env.set_step(int(config.num_iterations))  # the end of training's schedule
         checkpoint = PolicyCheckpoint(store, run_id, len(env.agent_ids), agent_ids=env.agent_ids)
         if checkpoint.latest_iteration() is None:
             raise ConfigError(f"Run {run_id!r} has no policy checkpoint yet; train it first.")

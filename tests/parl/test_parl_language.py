@@ -133,3 +133,26 @@ def test_parl_language_run_is_listed_with_its_kind(tmp_path: Path) -> None:
     assert (summary.kind, summary.status, summary.progress) == (
         "parl_language", "completed", "1/1 iterations"
     )  # fmt: skip
+
+
+def test_evaluation_scores_every_checkpoint_at_the_end_of_the_schedule(tmp_path: Path) -> None:
+    """`langmarl eval` on a parallel_tasks run: λ at the end of training, not at step 0,
+    for the initial and the final policies alike."""
+    from langmarl.api import build_trainer
+    from langmarl.testing.openai_stub import OpenAIStub
+    from langmarl.trainer.evaluation import compare_run
+
+    responder = lambda body: _reply_to(str(body["messages"][-1]["content"]))  # noqa: E731
+    with OpenAIStub(responder=responder) as stub:
+        config = ParallelTasksConfig(
+            exp_name="parl", experiment_dir=str(tmp_path), num_iterations=2,
+            trajectories_per_iteration=2, seed=1, llm=stub.llm_config(),
+        )  # fmt: skip
+        build_trainer(config).train()
+        compare_run(tmp_path / "parl", split="train", episodes=2)
+    for iteration in (0, 2):
+        record = json.loads(
+            (tmp_path / "parl" / f"evals/train_iter_{iteration:04d}.json").read_text()
+        )
+        steps = {t["metadata"]["training_step"] for t in record["trajectories"]}
+        assert steps == {2}, (iteration, steps)
