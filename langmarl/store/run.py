@@ -355,7 +355,10 @@ class RunDir:
         return info
 
     def update(self, **fields: Any) -> dict[str, Any]:
-        """Merge ``fields`` into ``run.json``."""
+        """Merge ``fields`` into ``run.json`` (a ``stopped`` status after SIGTERM is
+        ``cancelled``: :func:`interrupted_status`)."""
+        if fields.get("status") == "stopped":
+            fields["status"], fields["error"] = interrupted_status("stopped", fields.get("error"))
         info = self.read() or {"run_id": self.run_id}
         info.update(fields, updated_at=time.time())
         self.write_json(RUN_FILE, info)
