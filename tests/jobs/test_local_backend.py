@@ -46,20 +46,22 @@ def test_an_invalid_config_fails_at_submission_naming_the_field(tmp_path: Path) 
     assert backend.list() == []
 
 
-def test_cores_are_pinned_and_a_second_job_queues(tmp_path: Path) -> None:
+def test_cores_are_pinned_jobs_queue_and_a_queued_cancel_never_starts(tmp_path: Path) -> None:
     backend = LocalBackend(tmp_path / "runs", max_cpus=1)
     with OpenAIStub(latency=0.1, responder=STUB_REPLY) as stub:
         first = backend.submit(language_job(stub, iterations=2))
-        second = backend.submit(language_job(stub))
+        second, third = backend.submit(language_job(stub)), backend.submit(language_job(stub))
         wait_until(lambda: backend.status(first).state == "running", what="first running")
-        record = backend.status(first)
-        assert record.cores == [sorted(os.sched_getaffinity(0))[0]]
-        assert backend.status(second).state == "queued"
-        done = backend.wait(second, timeout_s=240)
+        assert backend.status(first).cores == [sorted(os.sched_getaffinity(0))[0]]
+        assert backend.status(second).state == backend.status(third).state == "queued"
+        backend.cancel(second)
+        assert backend.wait(second, timeout_s=30).state == "cancelled"
+        done = backend.wait(third, timeout_s=240)
     first_done = backend.status(first)
     assert first_done.state == done.state == "completed"
     assert done.started_at is not None and first_done.ended_at is not None
     assert done.started_at >= first_done.ended_at - 0.5  # it waited for the core
+    assert not (tmp_path / "runs" / second / "run.json").exists()
 
 
 def test_cancel_ends_the_run_cancelled_with_its_files_intact(tmp_path: Path) -> None:
@@ -77,16 +79,3 @@ def test_cancel_ends_the_run_cancelled_with_its_files_intact(tmp_path: Path) -> 
     assert not list(run.path.rglob(".*.tmp"))
     for path in run.path.rglob("*.json"):
         json.loads(path.read_text())  # every JSON file is whole
-
-
-def test_cancel_a_queued_job_never_starts_it(tmp_path: Path) -> None:
-    backend = LocalBackend(tmp_path / "runs", max_cpus=1)
-    with OpenAIStub(latency=0.1, responder=STUB_REPLY) as stub:
-        first = backend.submit(language_job(stub, iterations=3))
-        second = backend.submit(language_job(stub))
-        wait_until(lambda: backend.status(first).state == "running", what="first running")
-        assert backend.cancel(second).state in ("queued", "cancelled")
-        assert backend.wait(second, timeout_s=30).state == "cancelled"
-        backend.cancel(first)
-        assert backend.wait(first, timeout_s=120).state == "cancelled"
-    assert not (tmp_path / "runs" / second / "run.json").exists()
