@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from langmarl.config.base import BaseConfig
+from langmarl.core.validation import did_you_mean
 
 TaskType = Literal["qa", "math", "writing", "coding"]
 
@@ -26,18 +27,57 @@ class LanguageTaskConfig(BaseConfig):
     """Verify rewards with an LLM judge where the task allows it."""
 
 
+OvercookedLayout = Literal[
+    "cramped_room",
+    "asymmetric_advantages",
+    "coordination_ring",
+    "forced_coordination",
+    "counter_circuit",
+]
+OVERCOOKED_AGENTS = {
+    "llm": "llm",
+    "proagent": "llm",
+    "greedy": "greedy",
+    "scripted": "greedy",
+}
+"""Accepted ``p0_agent``/``p1_agent`` values (any case) → the cook's kind: ``llm`` (acts on
+its language policy; the reference's ``ProAgent`` maps here) or ``greedy`` (scripted)."""
+
+
 class OvercookedConfig(BaseConfig):
     """Overcooked: two cooks, skill-level text actions, +20 per delivered soup."""
 
     env: str = "overcooked"
-    layout: str = "cramped_room"
-    """Kitchen layout name."""
+    layout: OvercookedLayout = "cramped_room"
+    """Kitchen layout name (the five classic Overcooked-AI layouts)."""
     episode_horizon: int = Field(default=400, ge=1)
     """Maximum timesteps per episode."""
     p0_agent: str = "ProAgent"
-    """Agent 0 type."""
+    """Agent 0 type: ``llm`` (a language policy; the reference's ``ProAgent`` means the same)
+    or ``greedy`` (a scripted cook, part of the environment, not trained); any case."""
     p1_agent: str = "ProAgent"
-    """Agent 1 type."""
+    """Agent 1 type, as ``p0_agent``."""
+
+    @field_validator("p0_agent", "p1_agent", mode="before")
+    @classmethod
+    def _agent_kind(cls, value: Any, info: ValidationInfo) -> Any:
+        """Refuse an agent type that is not in :data:`OVERCOOKED_AGENTS`, naming the choices."""
+        if not isinstance(value, str):
+            return value
+        if value.strip().lower() not in OVERCOOKED_AGENTS:
+            hint = did_you_mean(value, OVERCOOKED_AGENTS)
+            raise ValueError(
+                f"{info.field_name}={value!r} is not an Overcooked agent type.{hint} "
+                "Use 'llm' (a language policy, also 'ProAgent') or 'greedy' (scripted)."
+            )
+        return value
+
+    def cook_kinds(self) -> tuple[str, str]:
+        """The two cooks' kinds, ``llm`` or ``greedy``, from ``p0_agent`` and ``p1_agent``."""
+        return (
+            OVERCOOKED_AGENTS[self.p0_agent.strip().lower()],
+            OVERCOOKED_AGENTS[self.p1_agent.strip().lower()],
+        )
 
 
 class PistonballConfig(BaseConfig):

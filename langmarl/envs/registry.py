@@ -207,12 +207,12 @@ def _builtin_registry() -> EnvRegistry:
         config="langmarl.parl.config:ParallelTasksConfig",
         training_hooks="langmarl.parl.callbacks:parl_training_hooks",
     )
-    # Configs without an environment yet (issue 15): they load; make_env says so.
     registry.register(
         "overcooked",
-        None,
-        description="Overcooked: two cooks, skill-level text actions",
+        "langmarl.envs.overcooked.env:OvercookedEnv",
+        description="Overcooked: two cooks, skill-level text actions, +20 per soup",
         config="langmarl.config.envs:OvercookedConfig",
+        training_hooks="langmarl.envs.overcooked.env:overcooked_training_hooks",
     )
     registry.register(
         "pistonball",

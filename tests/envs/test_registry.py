@@ -78,9 +78,9 @@ def test_every_builtin_env_has_a_config_class() -> None:
 
 
 def test_configs_without_an_env_load_but_make_env_says_not_built(tmp_path: Any) -> None:
-    from langmarl.config import OvercookedConfig, PistonballConfig, load_config
+    from langmarl.config import PistonballConfig, load_config
 
-    for name, cls in (("overcooked", OvercookedConfig), ("pistonball", PistonballConfig)):
+    for name, cls in (("pistonball", PistonballConfig),):
         path = tmp_path / f"{name}.json"
         path.write_text(f'{{"env": "{name}"}}')
         config = load_config(path)
