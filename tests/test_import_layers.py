@@ -55,7 +55,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("jobs", ("langmarl.jobs",)),
     # the dashboard's API over the runs directory (reads store/, the spaces' records)
     ("web", ("langmarl.web",)),
-    ("cli", ("langmarl.cli",)),
+    ("cli", ("langmarl.cli", "langmarl.__main__")),  # `python -m langmarl` runs the CLI
 ]
 
 # Upward imports still to fix, each with the issue that fixes it. Empty is the goal; an

@@ -8,6 +8,7 @@ Typer app; ``COMMAND_MODULES`` lists them. Heavy imports stay inside the command
 from __future__ import annotations
 
 import importlib
+from typing import NoReturn
 
 import typer
 
@@ -26,8 +27,14 @@ COMMAND_MODULES = [
     "langmarl.cli.jobs_commands",
 ]
 
+INTERRUPTED_EXIT_CODE = 130
+"""Exit code of a command ended by Ctrl-C (128 + SIGINT)."""
 CANCELLED_EXIT_CODE = 143
 """Exit code of a command ended by SIGTERM (128 + 15, the shell's convention)."""
+INTERRUPT_MESSAGES = {
+    INTERRUPTED_EXIT_CODE: "stopped (Ctrl-C): the run in progress is saved as `stopped`",
+    CANCELLED_EXIT_CODE: "cancelled (SIGTERM): the run in progress is saved as `cancelled`",
+}
 
 
 def build_app() -> typer.Typer:
@@ -53,14 +60,39 @@ def build_app() -> typer.Typer:
 
 def main() -> None:
     """Console-script entry point; turns langmarl errors into one clear line and exit 1.
-    SIGTERM ends a training command's run ``cancelled``, its files intact."""
+    Ctrl-C ends a command's run ``stopped`` (exit 130), SIGTERM ``cancelled`` (exit 143),
+    its files intact, whichever handler caught the interrupt."""
     from langmarl.cli.common import run_app
-    from langmarl.store.run import cancel_on_sigterm, termination_requested
+    from langmarl.store.run import interrupt_requested, stop_on_signals, termination_requested
 
-    cancel_on_sigterm()
+    stop_on_signals()
     try:
         run_app(build_app())
-    except (SystemExit, KeyboardInterrupt):  # Click turns the interrupt into exit code 130
-        if termination_requested():
-            raise SystemExit(CANCELLED_EXIT_CODE) from None
+    except (SystemExit, KeyboardInterrupt):
+        if interrupt_requested():
+            cancelled = termination_requested()
+            exit_interrupted(CANCELLED_EXIT_CODE if cancelled else INTERRUPTED_EXIT_CODE)
         raise
+
+
+def exit_interrupted(code: int) -> NoReturn:
+    """Say how the command ended in one line, flush, and leave without interpreter shutdown.
+
+    Why ``os._exit``: the embedded model's worker is a daemon thread that may be inside
+    torch's ``generate`` (or tokenizers' pool) when the interrupt arrives. At shutdown Python
+    ends such a thread with ``pthread_exit`` as soon as it asks for the GIL, and that forced
+    unwind through torch's C++ frames calls ``std::terminate`` ("terminate called without an
+    active exception", exit 134). By now the interrupt has unwound the command, so its run is
+    recorded; nothing is left to do but flush.
+    """
+    import logging
+    import os
+    import sys
+
+    from langmarl.cli.common import err_console
+
+    err_console.print(INTERRUPT_MESSAGES[code], markup=False, highlight=False, soft_wrap=True)
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    os._exit(code)

@@ -101,6 +101,32 @@ def cancel_on_sigterm() -> None:
         signal.signal(signal.SIGTERM, _on_sigterm)
 
 
+_interrupted = threading.Event()
+"""Set by the SIGINT handler of :func:`stop_on_signals`."""
+
+
+def interrupt_requested() -> bool:
+    """Whether Ctrl-C (SIGINT) or SIGTERM reached this process since :func:`stop_on_signals`:
+    the command then ends with the interrupt's exit code whoever caught the exception."""
+    return _interrupted.is_set() or termination_requested()
+
+
+def _on_sigint(signum: int, frame: object) -> None:
+    _interrupted.set()
+    raise KeyboardInterrupt
+
+
+def stop_on_signals() -> None:
+    """Ctrl-C ends a run ``stopped`` and SIGTERM ``cancelled``, both noted for
+    :func:`interrupt_requested` (a no-op outside the main thread; an ignored SIGINT, as in
+    a background job of a script, stays ignored)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    cancel_on_sigterm()
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _on_sigint)
+
+
 def interrupted_status(status: RunStatus, error: str | None = None) -> tuple[RunStatus, str | None]:
     """``(status, error)``, except that ``stopped`` becomes ``cancelled`` in a process
     that received SIGTERM (whichever handler caught the interrupt)."""
