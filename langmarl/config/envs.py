@@ -81,19 +81,41 @@ class OvercookedConfig(BaseConfig):
 
 
 class PistonballConfig(BaseConfig):
-    """Pistonball (PettingZoo): N pistons push a ball to the left wall."""
+    """Pistonball (PettingZoo ``pistonball_v6``): N pistons push a ball to the left wall.
+
+    Each piston is one agent (``piston_0`` … ``piston_{N-1}``, PettingZoo's names) that reads
+    a text observation of the physics state every cycle and answers up, down or stay (or a
+    number in continuous mode).
+    """
 
     env: str = "pistonball"
-    num_agents: int = Field(default=20, ge=1)
+    num_agents: int = Field(default=20, ge=2)
     """Number of agents (one per piston; kept equal to ``num_pistons``)."""
-    num_pistons: int = Field(default=20, ge=1)
-    """Number of pistons."""
+    num_pistons: int = Field(default=20, ge=2)
+    """Number of pistons (PettingZoo needs at least 2)."""
     max_cycles: int = Field(default=125, ge=1)
-    """Maximum cycles per episode."""
+    """Maximum cycles per episode (every piston acts once per cycle)."""
     frame_size: int = Field(default=84, ge=8)
-    """Observation frame size."""
+    """Observation frame size of the reference's pixel observations; kept for API parity.
+    Observations here are text read from the physics state, so it is not used."""
     action_mode: Literal["discrete", "continuous"] = "discrete"
-    """Piston action space."""
+    """``discrete``: each reply is up, down or stay; ``continuous``: a number from -1
+    (down) to 1 (up), the piston moving that many steps of 4 px."""
+    credit: Literal["piston", "region"] = "piston"
+    """Credit assignment: ``piston`` (the critic gives feedback to every piston) or
+    ``region`` (to contiguous groups of ``region_size`` pistons; each piston of a region gets
+    its region's feedback). Fewer, larger sections keep the critic's reply short when there
+    are many pistons."""
+    region_size: int = Field(default=5, ge=1)
+    """Pistons per region when ``credit="region"`` (the last region may be smaller)."""
+    critic_segments: int = Field(default=5, ge=1)
+    """The critic sees each piston's (or region's) episode as at most this many segments
+    of consecutive cycles (action counts, height, ball progress, reward), so its prompt grows
+    with pistons x segments instead of pistons x cycles."""
+    random_drop: bool = True
+    """Drop the ball at a random offset (PettingZoo's ``random_drop``)."""
+    random_rotate: bool = True
+    """Give the ball a random initial spin (PettingZoo's ``random_rotate``)."""
 
     @model_validator(mode="before")
     @classmethod

@@ -216,9 +216,10 @@ def _builtin_registry() -> EnvRegistry:
     )
     registry.register(
         "pistonball",
-        None,
+        "langmarl.envs.pistonball.env:make_pistonball",
         description="Pistonball (PettingZoo): N pistons push a ball",
         config="langmarl.config.envs:PistonballConfig",
+        training_hooks="langmarl.envs.pistonball.credit:pistonball_training_hooks",
     )
     return registry
 
