@@ -8,7 +8,6 @@ from langmarl.core.errors import LLMError
 from langmarl.llm.config import LLMConfig
 from langmarl.llm.local.engine import LocalEngine, shared_engine
 from langmarl.llm.local.generation import GenJob, TextCallback
-from langmarl.llm.local.weights import MODEL_NAME
 from langmarl.llm.types import ChatRequest, ChatResult, has_images
 
 DEFAULT_TEMPERATURE = 0.2
@@ -17,7 +16,9 @@ CACHE_DIR_PARAM = "cache_dir"
 
 
 class LocalBackend:
-    """Runs requests on the embedded model (shared, batched engine).
+    """Runs requests on an in-process model (shared, batched engine): the embedded SmolLM2,
+    or the causal LM ``model_string`` names (a directory, a weight-space checkpoint's agent
+    folder, a hub id: :mod:`langmarl.llm.local.models`).
 
     ``extra_params={"cache_dir": ...}`` in the config chooses where converted weights are
     cached. Unset sampling settings use SmolLM2's recommended temperature 0.2 and top-p 0.9.
@@ -34,7 +35,7 @@ class LocalBackend:
     def engine(self) -> LocalEngine:
         """The engine (loading the model on first use)."""
         if self._engine is None:
-            self._engine = shared_engine(self._cache_dir)
+            self._engine = shared_engine(self._cache_dir, self.config.model_string)
         return self._engine
 
     def job(
@@ -49,7 +50,9 @@ class LocalBackend:
                 instead of raising ``ContextLengthError``.
         """
         if has_images(request.messages):
-            raise LLMError(self.endpoint, MODEL_NAME, "the embedded model cannot read images")
+            raise LLMError(
+                self.endpoint, self.engine.model_name, "a local model cannot read images"
+            )
         return GenJob(
             prompt_ids=self.engine.encode_chat(request.messages, request.max_tokens, truncate),
             max_new_tokens=request.max_tokens,
@@ -68,6 +71,6 @@ class LocalBackend:
             text=output.text,
             input_tokens=len(job.prompt_ids),
             output_tokens=len(output.token_ids),
-            model=MODEL_NAME,
+            model=self.engine.model_name,
             finish_reason=output.finish_reason,
         )

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import dataclasses
+import functools
 import logging
 import os
 import queue
@@ -57,7 +58,8 @@ class LocalEngine:
         batch_window: Seconds to wait for companions after the first request of a batch.
         threads: torch intra-op threads (default: ``$LANGMARL_TORCH_THREADS`` or all cores).
         loader: Loads ``(model, tokenizer)`` from ``cache_dir`` (default: the embedded
-            SmolLM2 weights; tests pass a small fake).
+            SmolLM2 weights; :func:`shared_engine` passes another model's; tests pass a fake).
+        model_name: The name requests and errors report.
     """
 
     def __init__(
@@ -67,9 +69,11 @@ class LocalEngine:
         batch_window: float = 0.01,
         threads: int | None = None,
         loader: Loader | None = None,
+        model_name: str = MODEL_NAME,
     ) -> None:
         self.cache_dir = cache_dir
         self.loader = loader
+        self.model_name = model_name
         self.max_batch = max_batch
         self.batch_window = batch_window
         self.threads = threads or int(os.environ.get(THREADS_ENV_VAR, 0)) or os.cpu_count() or 1
@@ -118,7 +122,7 @@ class LocalEngine:
             began = time.monotonic()
             self.model, self.tokenizer = (self.loader or load_model)(self.cache_dir)
             self.context_length = int(self.model.config.max_position_embeddings)
-            log.info("Embedded model loaded in %.1f s", time.monotonic() - began)
+            log.info("%s loaded in %.1f s", self.model_name, time.monotonic() - began)
         except BaseException as exc:  # handed to start()'s caller
             failure.append(exc)
             return
@@ -154,7 +158,7 @@ class LocalEngine:
         if len(ids) > room and not truncate:
             raise ContextLengthError(
                 "local",
-                MODEL_NAME,
+                self.model_name,
                 f"the prompt has {len(ids)} tokens, and with max_tokens {max_new_tokens} it "
                 f"exceeds the context of {self.context_length} tokens: shorten the messages "
                 "or lower max_tokens",
@@ -263,14 +267,25 @@ _ENGINES: dict[str, LocalEngine] = {}
 _ENGINES_LOCK = threading.Lock()
 
 
-def shared_engine(cache_dir: str | Path | None = None) -> LocalEngine:
-    """The process's engine for ``cache_dir``: one model in memory however many clients.
+def shared_engine(
+    cache_dir: str | Path | None = None, model_string: str | None = None
+) -> LocalEngine:
+    """The process's engine for ``model_string`` (default: the embedded model) and
+    ``cache_dir``: one copy of each model in memory however many clients.
 
-    Kept process-wide on purpose: the model takes ~1 GB and batching only helps when every
+    Kept process-wide on purpose: a model takes up to GBs and batching only helps when every
     client's requests meet in one queue.
+
+    Raises:
+        ConfigError: if ``model_string`` names no model (see :func:`resolve_model`).
     """
-    key = str(Path(cache_dir).expanduser().resolve()) if cache_dir else ""
+    from langmarl.llm.local.models import load_source, resolve_model
+
+    source = resolve_model(model_string)
+    cache = str(Path(cache_dir).expanduser().resolve()) if cache_dir else ""
+    key = f"{source.kind}:{source.location}|{cache}"
     with _ENGINES_LOCK:
         if key not in _ENGINES:
-            _ENGINES[key] = LocalEngine(cache_dir)
+            loader = None if source.kind == "embedded" else functools.partial(load_source, source)
+            _ENGINES[key] = LocalEngine(cache_dir, loader=loader, model_name=source.label)
         return _ENGINES[key]

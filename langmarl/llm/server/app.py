@@ -20,13 +20,20 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.exceptions import HTTPException
 
 from langmarl.llm.local.backend import LocalBackend
-from langmarl.llm.local.weights import MODEL_NAME
 from langmarl.llm.presets import preset_config
 from langmarl.llm.server import parsing, responses
 from langmarl.llm.server.config import ServeConfig, bind_socket, check_bind
 from langmarl.llm.server.errors import INVALID_REQUEST, RequestError, error_body, server_fault
 
 log = logging.getLogger(__name__)
+
+
+def local_backend(config: ServeConfig) -> LocalBackend:
+    """The backend serving ``config.model`` (default: the embedded model), shared per model."""
+    llm = preset_config("local")
+    if config.model is not None:
+        llm = llm.model_copy(update={"model_string": config.model})
+    return LocalBackend(llm)
 
 
 def create_app(config: ServeConfig | None = None, backend: LocalBackend | None = None) -> FastAPI:
@@ -37,8 +44,8 @@ def create_app(config: ServeConfig | None = None, backend: LocalBackend | None =
         backend: The backend to serve (default: the shared embedded engine).
     """
     config = config or ServeConfig()
-    local = backend or LocalBackend(preset_config("local"))
-    app = FastAPI(title="langmarl embedded model", version="1")
+    local = backend or local_backend(config)
+    app = FastAPI(title="langmarl local model server", version="1")
     _add_error_handlers(app)
 
     @app.middleware("http")
@@ -52,7 +59,8 @@ def create_app(config: ServeConfig | None = None, backend: LocalBackend | None =
 
     @app.get("/v1/models")
     async def models() -> dict[str, Any]:
-        entry = {"id": MODEL_NAME, "object": "model", "created": 0, "owned_by": "langmarl"}
+        name = local.engine.model_name
+        entry = {"id": name, "object": "model", "created": 0, "owned_by": "langmarl"}
         return {"object": "list", "data": [entry]}
 
     @app.post("/v1/chat/completions")
@@ -113,7 +121,7 @@ def serve(
 
     check_bind(config.host, config.api_key)
     sock = sock or bind_socket(config.host, config.port)
-    local = backend or LocalBackend(preset_config("local"))
+    local = backend or local_backend(config)
     config.check_context(local.engine.start().context_length)
     app = create_app(config, local)
     uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])

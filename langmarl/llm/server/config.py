@@ -33,6 +33,9 @@ class ServeConfig(BaseModel):
     that is lower)."""
     max_n: int = Field(default=4, ge=1, le=16)
     """Most choices (``n``) one request may ask for; each is a separate generation."""
+    model: str | None = None
+    """The causal LM to serve (``None``: the embedded SmolLM2): a directory, a weight-space
+    checkpoint's agent folder or a hub id (:mod:`langmarl.llm.local.models`)."""
 
     @model_validator(mode="after")
     def _default_within_cap(self) -> ServeConfig:

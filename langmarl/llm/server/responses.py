@@ -19,7 +19,6 @@ from typing import Any
 from langmarl.core.errors import ContextLengthError
 from langmarl.llm.local.backend import LocalBackend
 from langmarl.llm.local.generation import GenJob, GenOutput, JobCancelled, TextCallback
-from langmarl.llm.local.weights import MODEL_NAME
 from langmarl.llm.server.errors import RequestError, server_fault, sse_error
 from langmarl.llm.types import ChatRequest
 
@@ -112,7 +111,7 @@ async def complete(backend: LocalBackend, jobs: list[GenJob], request_id: str) -
         "id": request_id,
         "object": "chat.completion",
         "created": int(time.time()),
-        "model": MODEL_NAME,
+        "model": backend.engine.model_name,
         "choices": [
             {
                 "index": index,
@@ -133,7 +132,7 @@ async def stream(
     include_usage: bool = False,
 ) -> AsyncIterator[str]:
     """Server-sent events of every choice, ending with ``[DONE]`` whatever happens."""
-    chunk = _Chunks(request_id)
+    chunk = _Chunks(request_id, backend.engine.model_name)
     try:
         for index, job in enumerate(jobs):
             sink.watch(index, asyncio.wrap_future(backend.engine.submit(job)))
@@ -170,12 +169,12 @@ def usage(jobs: list[GenJob], outputs: list[GenOutput]) -> dict[str, int]:
 class _Chunks:
     """Formats the ``chat.completion.chunk`` events of one stream."""
 
-    def __init__(self, request_id: str) -> None:
+    def __init__(self, request_id: str, model: str) -> None:
         self.head = {
             "id": request_id,
             "object": "chat.completion.chunk",
             "created": int(time.time()),
-            "model": MODEL_NAME,
+            "model": model,
         }
 
     def __call__(self, index: int, delta: dict[str, str], finish: str | None = None) -> str:
