@@ -15,12 +15,14 @@ Usage: python benchmarks/api.py [--runs 1000] [--rows 100000] [--repeat 200]
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
 import statistics
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -57,6 +59,22 @@ def synthesise(root: Path, runs: int, rows: int) -> None:
         (run / "logs" / "events.jsonl").write_text('{"time": 0, "event": "run_start"}\n')
 
 
+@contextlib.contextmanager
+def serving(root: Path) -> Iterator[str]:
+    """The dashboard over ``root`` in a real uvicorn on a free loopback port; yields its URL."""
+    sock = bind_socket("127.0.0.1", 0)
+    server = uvicorn.Server(uvicorn.Config(create_app(root), log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
 def percentiles(seconds: list[float]) -> str:
     ms = sorted(s * 1000 for s in seconds)
     p99 = ms[min(len(ms) - 1, round(0.99 * (len(ms) - 1)))]
@@ -83,34 +101,22 @@ def main() -> None:
         synthesise(root, args.runs, args.rows)
         print(f"synthesised {args.runs} runs / {args.rows} metrics rows in "
               f"{time.perf_counter() - start:.1f} s")  # fmt: skip
-        sock = bind_socket("127.0.0.1", 0)
-        server = uvicorn.Server(uvicorn.Config(create_app(root), log_level="warning"))
-        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-        thread.start()
-        while not server.started:
-            time.sleep(0.05)
-        base = f"http://127.0.0.1:{sock.getsockname()[1]}"
-        try:
-            with httpx.Client(base_url=base, timeout=120) as client:
-                cold = timed(client, "/api/runs")
-                total = client.get("/api/runs?limit=1").json()["total"]
-                print(f"GET /api/runs, first request (cache cold, {total} runs): "
-                      f"{cold * 1000:.0f} ms")  # fmt: skip
-                listed = [timed(client, "/api/runs") for _ in range(args.repeat)]
-                print(f"GET /api/runs (page of 100, cached):          {percentiles(listed)}")
-                ids = [r["run_id"] for r in client.get("/api/runs?limit=1000").json()["runs"]]
-                rng = random.Random(1)
-                series = [
-                    timed(client, f"/api/runs/{rng.choice(ids)}/metrics")
-                    for _ in range(args.repeat)
-                ]
-                print(f"GET /api/runs/{{id}}/metrics (random run):    {percentiles(series)}")
-                query = "/api/runs?kind=magrpo&sort=-score"
-                filtered = [timed(client, query) for _ in range(args.repeat)]
-                print(f"GET {query}:  {percentiles(filtered)}")
-        finally:
-            server.should_exit = True
-            thread.join(timeout=10)
+        with serving(root) as base, httpx.Client(base_url=base, timeout=120) as client:
+            cold = timed(client, "/api/runs")
+            total = client.get("/api/runs?limit=1").json()["total"]
+            print(f"GET /api/runs, first request (cache cold, {total} runs): "
+                  f"{cold * 1000:.0f} ms")  # fmt: skip
+            listed = [timed(client, "/api/runs") for _ in range(args.repeat)]
+            print(f"GET /api/runs (page of 100, cached):          {percentiles(listed)}")
+            ids = [r["run_id"] for r in client.get("/api/runs?limit=1000").json()["runs"]]
+            rng = random.Random(1)
+            series = [
+                timed(client, f"/api/runs/{rng.choice(ids)}/metrics") for _ in range(args.repeat)
+            ]
+            print(f"GET /api/runs/{{id}}/metrics (random run):    {percentiles(series)}")
+            query = "/api/runs?kind=magrpo&sort=-score"
+            filtered = [timed(client, query) for _ in range(args.repeat)]
+            print(f"GET {query}:  {percentiles(filtered)}")
 
 
 if __name__ == "__main__":

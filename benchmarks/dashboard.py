@@ -20,18 +20,12 @@ import os
 import statistics
 import sys
 import tempfile
-import threading
-import time
 from pathlib import Path
 
-import uvicorn
 from playwright.sync_api import Browser, sync_playwright
 
-from langmarl.llm.server.config import bind_socket
-from langmarl.web import create_app
-
 sys.path.insert(0, str(Path(__file__).parent))
-from api import synthesise  # the same runs directory as the API benchmark
+from api import serving, synthesise  # the same runs directory as the API benchmark
 
 CHROMIUM = os.environ.get("LANGMARL_CHROMIUM", "/usr/bin/chromium")
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
@@ -58,6 +52,23 @@ def measure(browser: Browser, url: str, ready: str) -> tuple[float, float]:
         page.close()
 
 
+def measure_pages(base: str, runs: int, rows: int, repeat: int) -> None:
+    """Print the paint and render times of each page served at ``base``."""
+    pages = {
+        "runs list": (f"{base}/", "table.runs svg.sparkline path"),
+        "run page": (f"{base}/#/run/group0~run0000", "figure.chart-main path.series"),
+    }
+    print(f"{runs} runs, {rows} metrics rows; Chromium headless, fresh tab each")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        measure(browser, *pages["runs list"])  # warms the server's run index
+        for name, (url, ready) in pages.items():
+            times = [measure(browser, url, ready) for _ in range(repeat)]
+            print(f"{name:9}  first contentful paint {summary([t[0] for t in times])}")
+            print(f"{name:9}  rendered               {summary([t[1] for t in times])}")
+        browser.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=1000)
@@ -67,30 +78,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder) / "runs"
         synthesise(root, args.runs, args.rows)
-        sock = bind_socket("127.0.0.1", 0)
-        server = uvicorn.Server(uvicorn.Config(create_app(root), log_level="warning"))
-        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-        thread.start()
-        while not server.started:
-            time.sleep(0.05)
-        base = f"http://127.0.0.1:{sock.getsockname()[1]}"
-        pages = {
-            "runs list": (f"{base}/", "table.runs svg.sparkline path"),
-            "run page": (f"{base}/#/run/group0~run0000", "figure.chart-main path.series"),
-        }
-        print(f"{args.runs} runs, {args.rows} metrics rows; Chromium headless, fresh tab each")
-        try:
-            with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-                measure(browser, *pages["runs list"])  # warms the server's run index
-                for name, (url, ready) in pages.items():
-                    times = [measure(browser, url, ready) for _ in range(args.repeat)]
-                    print(f"{name:9}  first contentful paint {summary([t[0] for t in times])}")
-                    print(f"{name:9}  rendered               {summary([t[1] for t in times])}")
-                browser.close()
-        finally:
-            server.should_exit = True
-            thread.join(timeout=10)
+        with serving(root) as base:
+            measure_pages(base, args.runs, args.rows, args.repeat)
 
 
 if __name__ == "__main__":
