@@ -50,12 +50,23 @@ def build_app() -> typer.Typer:
     @app.callback()
     def root(
         verbose: bool = typer.Option(False, "--verbose", "-v", help="Log debug messages."),
+        version: bool = typer.Option(
+            False, "--version", is_eager=True, callback=_print_version, help="Print the version."
+        ),
     ) -> None:
         setup_logging(verbose)
 
     for module in COMMAND_MODULES:
         importlib.import_module(module).register(app)
     return app
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from langmarl import __version__
+
+        typer.echo(f"langmarl {__version__}")
+        raise typer.Exit()
 
 
 def main() -> None:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Any
 
 import typer
 from rich.console import Console
 
-from langmarl.core.errors import LangmarlError
+from langmarl.core.errors import ConfigError, LangmarlError
 
 console = Console()
 err_console = Console(stderr=True)
@@ -60,3 +61,21 @@ def parse_overrides(assignments: list[str] | None) -> dict[str, Any]:
 
 
 SET_OPTION_HELP = "Override a config value: --set key=value (dotted keys, repeatable)."
+
+CONFIG_ALIAS = typer.Option(None, "--config", help="The config file (same as CONFIG).")
+"""``--config FILE``: where a command took its config as an option before CONFIG was
+positional, kept so old command lines still work."""
+
+
+def config_argument(positional: Path | None, option: Path | None) -> Path | None:
+    """The config file given as CONFIG or as ``--config`` (they must not disagree).
+
+    Raises:
+        ConfigError: if both are given and name different files.
+    """
+    if positional is not None and option is not None and positional != option:
+        raise ConfigError(
+            f"two config files given: {str(positional)!r} and --config {str(option)!r}; "
+            "pass one (CONFIG, or --config for old command lines)"
+        )
+    return positional if positional is not None else option

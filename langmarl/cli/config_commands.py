@@ -1,12 +1,29 @@
-"""`langmarl config show`."""
+"""`langmarl config show`: any config file, resolved the way its command loads it.
+
+Four kinds of config file exist, one per loader; the kind is read from the file's keys:
+
+- ``parl_grpo`` (``langmarl parl grpo``): sections ``env`` and ``grpo``;
+- ``magrpo`` (``langmarl magrpo train``): a run file with ``algorithm``/``task``/``models``/
+  ``trainer``;
+- ``p2p`` (``langmarl p2p run``): a session's ``LoopConfig`` (``env_id``, ``max_iterations``…);
+- ``env`` (``langmarl train``, ``parl train``): everything else, validated by the config class
+  the environment registry names for its ``env`` (``language`` when absent).
+
+A string ``env`` always means the last kind, and ``--kind`` overrides the guess.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
 
 import typer
 
 from langmarl.cli.common import SET_OPTION_HELP, console, parse_overrides
+
+ConfigKind = Literal["env", "magrpo", "parl_grpo", "p2p"]
 
 
 def register(app: typer.Typer) -> None:
@@ -17,13 +34,45 @@ def register(app: typer.Typer) -> None:
 
 
 def show(
-    config: str = typer.Argument(..., help="Config file (JSON or YAML)."),
+    config: Path = typer.Argument(..., help="Config file (JSON or YAML) of any command."),
     set_: list[str] = typer.Option(None, "--set", help=SET_OPTION_HELP),
+    kind: str | None = typer.Option(
+        None, "--kind", help="env, magrpo, parl_grpo or p2p (default: read from the keys)."
+    ),
 ) -> None:
     """Print the resolved config: defaults filled in, LLM fallbacks resolved, secrets masked."""
+    from langmarl.config.loading import read_mapping
+    from langmarl.core.errors import ConfigError
+    from langmarl.core.validation import did_you_mean
+
+    overrides = parse_overrides(set_)
+    chosen = kind or config_kind(read_mapping(config))
+    if chosen not in RESOLVERS:
+        hint = did_you_mean(chosen, RESOLVERS)
+        raise ConfigError(f"unknown --kind {chosen!r}.{hint} Kinds: {', '.join(RESOLVERS)}")
+    console.print_json(json.dumps({"kind": chosen, **RESOLVERS[chosen](config, overrides)}))
+
+
+def config_kind(data: dict[str, Any]) -> ConfigKind:
+    """Which command's loader reads a config with these top-level keys (module docstring)."""
+    from langmarl.magrpo.run import RunConfig
+    from langmarl.p2p.loop_config import LoopConfig
+
+    if isinstance(data.get("env"), str):
+        return "env"
+    if "grpo" in data:
+        return "parl_grpo"
+    if data.keys() & RunConfig.model_fields.keys():
+        return "magrpo"
+    if data.keys() & LoopConfig.model_fields.keys():
+        return "p2p"
+    return "env"
+
+
+def _env_config(path: Path, overrides: dict[str, Any]) -> dict[str, Any]:
     from langmarl.config.loading import load_config
 
-    resolved = load_config(config, parse_overrides(set_))
+    resolved = load_config(path, overrides)
     data = resolved.model_dump(mode="json")
     for role, getter in (
         ("actor_llm", resolved.get_actor_llm),
@@ -32,4 +81,36 @@ def show(
     ):
         llm = getter()
         data[role] = llm.to_dict() | {"api_key": "***" if llm.api_key else None}
-    console.print_json(json.dumps(data))
+    return data
+
+
+def _magrpo_run(path: Path, overrides: dict[str, Any]) -> dict[str, Any]:
+    from langmarl.magrpo.run import load_run_config
+
+    run = load_run_config(path, overrides)
+    return run.model_dump(mode="json") | {"trainer": run.trainer_config().model_dump(mode="json")}
+
+
+def _parl_grpo(path: Path, overrides: dict[str, Any]) -> dict[str, Any]:
+    from langmarl.cli.parl_commands import read_grpo_sections
+    from langmarl.parl.grpo_config import OrchestratorGRPOConfig
+
+    data = read_grpo_sections(path, overrides)
+    grpo = OrchestratorGRPOConfig.from_mapping(data.get("grpo", {}))
+    return {"env": data.get("env", {}), "grpo": grpo.model_dump(mode="json")}
+
+
+def _p2p_loop(path: Path, overrides: dict[str, Any]) -> dict[str, Any]:
+    from langmarl.cli.p2p_commands import loop_config
+
+    config = loop_config(None, None, None, overrides, path)
+    return config.model_dump(mode="json") | {"train": config.train_config().model_dump()}
+
+
+RESOLVERS: dict[str, Callable[[Path, dict[str, Any]], dict[str, Any]]] = {
+    "env": _env_config,
+    "magrpo": _magrpo_run,
+    "parl_grpo": _parl_grpo,
+    "p2p": _p2p_loop,
+}
+"""Config kind → the resolved config as JSON data, loaded as its command loads it."""

@@ -7,7 +7,13 @@ from typing import Any
 
 import typer
 
-from langmarl.cli.common import SET_OPTION_HELP, console, parse_overrides
+from langmarl.cli.common import (
+    CONFIG_ALIAS,
+    SET_OPTION_HELP,
+    config_argument,
+    console,
+    parse_overrides,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -26,17 +32,18 @@ LLM = typer.Option("local", help="LLM preset or config file for the agents.")
 VLM = typer.Option(None, help="Multimodal preset for the video judge.")
 RUNS_DIR = typer.Option(Path("runs"), "--runs-dir", help="Where sessions are written.")
 OVERRIDES = typer.Option(None, "--set", help=SET_OPTION_HELP)
-CONFIG_FILE = typer.Option(None, "--config", help="LoopConfig YAML/JSON file.")
+CONFIG = typer.Argument(None, help="LoopConfig file (YAML/JSON), e.g. configs/p2p/smoke.yaml.")
 
 
-def _loop_config(
+def loop_config(
     env_id: str | None,
     iterations: int | None,
     timesteps: int | None,
-    overrides: list[str] | None,
+    overrides: dict[str, Any],
     config_file: Path | None = None,
 ) -> Any:
-    from langmarl.config.loading import read_mapping
+    """The session's ``LoopConfig``: the file (if any), then the options, then ``--set``."""
+    from langmarl.config.loading import apply_overrides, read_mapping
     from langmarl.core.validation import validate_model
     from langmarl.p2p.loop_config import LoopConfig
 
@@ -47,13 +54,8 @@ def _loop_config(
         data["max_iterations"] = iterations
     if timesteps is not None:
         data["total_timesteps"] = timesteps
-    for key, value in parse_overrides(overrides).items():
-        head, _, tail = key.partition(".")
-        if tail:
-            data.setdefault(head, {})[tail] = value
-        else:
-            data[key] = value
-    return validate_model(LoopConfig, data, "command-line options")
+    source = str(config_file) if config_file else "command-line options"
+    return validate_model(LoopConfig, apply_overrides(data, overrides), source)
 
 
 def _clients(llm: str, vlm: str | None) -> tuple[Any, Any]:
@@ -80,13 +82,15 @@ def run(
     vlm: str | None = VLM,
     runs_dir: Path = RUNS_DIR,
     overrides: list[str] | None = OVERRIDES,
-    config_file: Path | None = CONFIG_FILE,
+    config_file: Path | None = CONFIG,
+    config_option: Path | None = CONFIG_ALIAS,
 ) -> None:
     """Run one Prompt2Policy session and print its status and best iteration (a killed,
     stopped or failed session continues with `langmarl p2p resume SESSION_DIR`)."""
     from langmarl.p2p.loop import run_loop
 
-    config = _loop_config(env, iterations, timesteps, overrides, config_file)
+    path = config_argument(config_file, config_option)
+    config = loop_config(env, iterations, timesteps, parse_overrides(overrides), path)
     text, vision = _clients(llm, vlm)
     with console.status(f"p2p session on {config.env_id} …"):
         result = run_loop(intent, config, llm=text, vlm=vision, runs_dir=runs_dir)
@@ -138,7 +142,8 @@ def bench(
     vlm: str | None = VLM,
     runs_dir: Path = RUNS_DIR,
     overrides: list[str] | None = OVERRIDES,
-    config_file: Path | None = CONFIG_FILE,
+    config_file: Path | None = CONFIG,
+    config_option: Path | None = CONFIG_ALIAS,
 ) -> None:
     """Run a session per CSV row; report success rate and mean score per group."""
     import time
@@ -149,12 +154,13 @@ def bench(
     from langmarl.p2p.bench import CaseOutcome, read_cases, summarize
     from langmarl.p2p.loop import run_loop
 
+    path = config_argument(config_file, config_option)
     cases = read_cases(cases_csv)
     text, vision = _clients(llm, vlm)
     bench_dir = runs_dir / f"bench_{time.strftime('%Y%m%d_%H%M%S', time.gmtime())}"
     outcomes = []
     for index, case in enumerate(cases, 1):
-        config = _loop_config(case.env_id, iterations, timesteps, overrides, config_file)
+        config = loop_config(case.env_id, iterations, timesteps, parse_overrides(overrides), path)
         with console.status(f"case {index}/{len(cases)}: {case.instruction} ({case.env_id})"):
             result = run_loop(case.instruction, config, llm=text, vlm=vision, runs_dir=bench_dir)
         outcomes.append(

@@ -8,7 +8,13 @@ from typing import Any
 
 import typer
 
-from langmarl.cli.common import SET_OPTION_HELP, console, parse_overrides
+from langmarl.cli.common import (
+    CONFIG_ALIAS,
+    SET_OPTION_HELP,
+    config_argument,
+    console,
+    parse_overrides,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -42,7 +48,10 @@ def train(
 
 
 def grpo(
-    config: Path = typer.Option(None, help='JSON: {"env": {...}, "grpo": {...}}.'),
+    config: Path | None = typer.Argument(
+        None, help='Config file: {"env": {...}, "grpo": {...}} (default: all defaults).'
+    ),
+    config_option: Path | None = CONFIG_ALIAS,
     overrides: list[str] = typer.Option(None, "--set", help=SET_OPTION_HELP),
     resume: str | None = typer.Option(
         None, "--resume", help="Continue from 'latest' or a checkpoints/step-* directory."
@@ -52,7 +61,8 @@ def grpo(
     from langmarl.parl.grpo import OrchestratorGRPO
     from langmarl.store.lock import RunLock
 
-    env, grpo_config = build_grpo(_read_sections(config, parse_overrides(overrides)))
+    path = config_argument(config, config_option)
+    env, grpo_config = build_grpo(read_grpo_sections(path, parse_overrides(overrides)))
     with RunLock(grpo_config.output_dir):  # two processes never write one output_dir
         trainer = OrchestratorGRPO(env, grpo_config)
         trainer.train(resume_from=resume)
@@ -114,7 +124,8 @@ def curves(
     _print_curve(json.loads(file.read_text(encoding="utf-8")))
 
 
-def _read_sections(path: Path | None, overrides: dict[str, Any]) -> dict[str, Any]:
+def read_grpo_sections(path: Path | None, overrides: dict[str, Any]) -> dict[str, Any]:
+    """A ``parl grpo`` config file's sections (none without a file), ``overrides`` applied."""
     from langmarl.config.loading import apply_overrides, read_mapping
 
     data = read_mapping(path) if path else {}

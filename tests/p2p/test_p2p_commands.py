@@ -21,15 +21,13 @@ def test_p2p_bench_needs_an_existing_file(tmp_path: Path):
 
 
 def test_shipped_configs_are_valid():
-    from langmarl.cli.p2p_commands import _loop_config
+    from langmarl.cli.p2p_commands import loop_config
     from langmarl.p2p.bench import read_cases
     from langmarl.p2p.train_config import TrainConfig
 
-    assert (
-        _loop_config(None, None, None, None, CONFIGS / "smoke.yaml").env_id == "InvertedPendulum-v5"
-    )
-    config = _loop_config(
-        "Hopper-v5", 3, 10, ["train.n_epochs=4"], CONFIGS / "halfcheetah_backwards.yaml"
+    assert loop_config(None, None, None, {}, CONFIGS / "smoke.yaml").env_id == "InvertedPendulum-v5"
+    config = loop_config(
+        "Hopper-v5", 3, 10, {"train.n_epochs": 4}, CONFIGS / "halfcheetah_backwards.yaml"
     )
     assert (config.env_id, config.max_iterations, config.total_timesteps) == ("Hopper-v5", 3, 10)
     assert config.train == {"num_evals": 4, "eval_episodes": 5, "n_epochs": 4}
