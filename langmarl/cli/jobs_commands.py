@@ -63,7 +63,14 @@ def submit(
     wait: bool = typer.Option(False, "--wait", help="Wait for the job to end."),
 ) -> None:
     """Validate a config and run its training command as a job."""
+    from langmarl.core.errors import ConfigError
     from langmarl.jobs import parse_spec
+
+    if backend == "ray" and address is None and not wait:
+        raise ConfigError(
+            "--backend ray without --address starts a Ray that ends with this command, and its "
+            "jobs with it: add --wait, or give --address auto / ray://HOST:10001"
+        )
 
     fields = {"kind": kind, "config": config or {}, "overrides": parse_overrides(set_),
               "seed": seed, "resources": {"cpus": cpus, "memory_gb": memory_gb},

@@ -41,7 +41,7 @@ def run_command(
     grace_s: float = GRACE_S,
     cores: Sequence[int] = (),
     cwd: str | Path | None = None,
-    started: Callable[[int], None] | None = None,
+    started: Callable[[int], object] | None = None,
 ) -> int:
     """Run ``argv`` to its end and return its exit code (negative: killed by that signal).
 

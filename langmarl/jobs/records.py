@@ -28,12 +28,13 @@ from pydantic import BaseModel, Field
 from langmarl.core.errors import ConfigError
 from langmarl.core.files import atomic_write_text, load_json_file
 from langmarl.jobs.spec import JobSpec
-from langmarl.store.run import RUN_FILE, process_alive
+from langmarl.store.run import RUN_FILE, process_alive, true_status
 
 JobState = Literal["queued", "running", "completed", "failed", "cancelled"]
 FINAL_STATES: tuple[str, ...] = ("completed", "failed", "cancelled")
 JOBS_DIR = ".jobs"
 LOG_FILE = "logs/job.log"
+KILLED_HINT = "the job was killed; resume its run with the kind's command or submit it again"
 
 
 def config_file(runs_dir: Path, job_id: str) -> Path:
@@ -63,6 +64,9 @@ class JobRecord(BaseModel):
     pid: int | None = None
     """The process watching the job (local: its supervisor), for liveness."""
     pid_started: str | None = None
+    command_pid: int | None = None
+    """Local backend: the command's process (it outlives a killed supervisor)."""
+    command_started: str | None = None
     cores: list[int] = Field(default_factory=list)
     """Local backend: the cores the job is pinned to while it runs."""
     cancel_requested: bool = False
@@ -155,7 +159,7 @@ def outcome(record: JobRecord, exit_code: int | None) -> dict[str, Any]:
     process is gone): a cancel asked for is ``cancelled``; exit 0 with a run that did not
     fail is ``completed``; anything else ``failed``, with the run's error or the log's
     tail."""
-    info = run_info(record.run_dir) or {}
+    info = true_status(run_info(record.run_dir) or {}, KILLED_HINT)
     fields: dict[str, Any] = {"exit_code": exit_code, "ended_at": time.time(), "cores": []}
     if record.cancel_requested:
         return fields | {"state": "cancelled", "error": "cancelled on request"}
@@ -171,12 +175,15 @@ def outcome(record: JobRecord, exit_code: int | None) -> dict[str, Any]:
 
 
 def settle(store: JobStore, record: JobRecord) -> JobRecord:
-    """``record`` with its state made true: an unfinished job whose watching process is gone
-    is finished from its run's ``run.json`` (and the record updated)."""
+    """``record`` with its state made true: an unfinished job whose supervisor and command
+    are both gone is finished from its run's ``run.json`` (and the record updated)."""
     if record.done or record.backend != "local" or record.pid is None:
         return record
     if process_alive(record.pid, record.pid_started):
         return record
+    command = record.command_pid
+    if command is not None and process_alive(command, record.command_started):
+        return record  # its supervisor was killed, but the run goes on
     with store.locked():
         current = store.read(record.job_id)
         if current.done:

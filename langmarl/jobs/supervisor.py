@@ -22,7 +22,7 @@ from langmarl.jobs.cores import core_pool, pick_cores
 from langmarl.jobs.process import GRACE_S, job_environment, run_command
 from langmarl.jobs.records import JobRecord, JobStore, outcome
 from langmarl.jobs.spec import command
-from langmarl.store.run import process_alive
+from langmarl.store.run import process_alive, process_start
 
 POLL_S = 0.2
 
@@ -71,6 +71,8 @@ def supervise(store: JobStore, job_id: str, max_cpus: int | None, grace_s: float
             argv, env=job_environment(record.spec.resources.cpus), log=log,
             stop_requested=lambda: stop.is_set() or store.read(job_id).cancel_requested,
             grace_s=grace_s, cores=record.cores,
+            started=lambda pid: store.update(job_id, command_pid=pid,
+                                             command_started=process_start(pid)),
         )  # fmt: skip
     with store.locked():
         final = store.read(job_id)

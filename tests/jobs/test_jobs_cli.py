@@ -38,13 +38,14 @@ def test_submit_list_status_logs_cancel(tmp_path: Path) -> None:
         [record] = JobStore(runs).all()
         assert record.job_id in submitted.stdout
         run = RunDir(record.run_dir)
-        wait_until(lambda: len(run.metrics()) >= 1, timeout_s=180, what="one iteration")
+        log = ("logs", record.job_id, "--runs-dir", runs)
+        wait_until(lambda: "iteration 0" in _jobs(*log), timeout_s=180, what="iteration 0 logged")
         assert record.job_id in _jobs("list", "--runs-dir", runs) and "running" in _jobs(
             "list", "--runs-dir", runs
         )
         status = json.loads(_jobs("status", record.job_id, "--runs-dir", runs, "--json"))
         assert status["state"] == "running" and status["spec"]["seed"] == 7
-        assert "iteration 0" in _jobs("logs", record.job_id, "--runs-dir", runs)
+        assert len(run.metrics()) >= 1
         assert _jobs("logs", record.job_id, "--runs-dir", runs, "--tail", "0") == ""
         cancelled = _jobs("cancel", record.job_id, "--runs-dir", runs)
     assert "cancelled" in cancelled and "exit code: 143" in cancelled
@@ -57,11 +58,10 @@ def test_submit_list_status_logs_cancel(tmp_path: Path) -> None:
 
 
 def test_unknown_job_and_backend_are_clear_errors(tmp_path: Path) -> None:
-    result = CliRunner().invoke(
-        build_app(), ["jobs", "status", "nope", "--runs-dir", str(tmp_path)]
-    )
+    app, runs = build_app(), str(tmp_path)
+    result = CliRunner().invoke(app, ["jobs", "status", "nope", "--runs-dir", runs])
     assert result.exit_code != 0 and "no job 'nope'" in str(result.exception)
-    result = CliRunner().invoke(
-        build_app(), ["jobs", "submit", "language", "--backend", "rey", "--runs-dir", str(tmp_path)]
-    )
+    result = CliRunner().invoke(app, ["jobs", "submit", "language", "--backend", "rey"])
     assert "Did you mean 'ray'?" in str(result.exception)
+    result = CliRunner().invoke(app, ["jobs", "submit", "language", "--backend", "ray"])
+    assert "add --wait, or give --address" in str(result.exception)

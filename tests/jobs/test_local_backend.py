@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -79,3 +80,21 @@ def test_cancel_ends_the_run_cancelled_with_its_files_intact(tmp_path: Path) -> 
     assert not list(run.path.rglob(".*.tmp"))
     for path in run.path.rglob("*.json"):
         json.loads(path.read_text())  # every JSON file is whole
+
+
+def test_a_killed_job_reads_as_failed(tmp_path: Path) -> None:
+    backend = LocalBackend(tmp_path / "runs")
+    with OpenAIStub(latency=0.1, responder=STUB_REPLY) as stub:
+        job_id = backend.submit(language_job(stub, iterations=50))
+        run = RunDir(tmp_path / "runs" / job_id)
+        wait_until(lambda: len(run.metrics()) >= 1, timeout_s=180, what="one iteration")
+        record = backend.status(job_id)
+        assert record.command_pid is not None and record.pid is not None
+        os.kill(record.pid, signal.SIGKILL)  # the supervisor first: the run goes on
+        assert backend.status(job_id).state == "running"
+        os.killpg(record.command_pid, signal.SIGKILL)
+        wait_until(lambda: backend.status(job_id).done, timeout_s=30, what="the job ended")
+    record = backend.status(job_id)
+    assert record.state == "failed" and record.exit_code is None
+    assert "ended without finishing the run" in (record.error or "")
+    assert run.record().status == "failed"
