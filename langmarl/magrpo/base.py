@@ -149,8 +149,10 @@ class WeightSpaceTrainer:
         """Called once the last step is done, while the run is still tracked."""
 
     def holds_run(self) -> bool:
-        """Whether ``output_dir`` already holds a run that a fresh start would overwrite."""
-        return ckpt.latest_checkpoint(self.run_dir) is not None
+        """Whether ``output_dir`` already holds a run that a fresh start would overwrite or
+        append to: checkpoints, or metrics lines written before the first checkpoint."""
+        has_metrics = self.run.file(METRICS_FILE).is_file()
+        return has_metrics or ckpt.latest_checkpoint(self.run_dir) is not None
 
     def checkpoint_due(self) -> bool:
         """Whether to checkpoint after the step just finished: every ``save_steps``, and
@@ -200,8 +202,8 @@ class WeightSpaceTrainer:
             resume_from: ``"latest"`` or a ``checkpoints/step-*`` directory to continue from.
 
         Raises:
-            ConfigError: when starting from step 0 in an ``output_dir`` that has checkpoints
-                (metrics of steps never checkpointed are dropped: those steps are redone).
+            ConfigError: when starting from step 0 in an ``output_dir`` that holds a run
+                (:meth:`holds_run`): a new run never appends to an old one.
         """
         if resume_from is not None:
             self.load_checkpoint(resume_from)
@@ -256,7 +258,9 @@ class WeightSpaceTrainer:
     def evaluate(self, num_samples: int | None = None) -> dict[str, float]:
         """Greedy rollouts (one completion per agent per turn) on the held-out set.
 
-        Returns (and appends to ``eval.jsonl``): the mean reward per turn and the mean return.
+        Returns (and writes to ``eval.jsonl``): the mean reward per turn and the mean return.
+        A row already there for this step (an evaluation at ``eval_interval`` before a resume
+        at ``max_steps``) is replaced, so each step has one row.
         """
         data = self.eval_dataset or self.train_dataset
         data = data[: num_samples or self.args.eval_num_samples]
@@ -275,12 +279,14 @@ class WeightSpaceTrainer:
             rewards = [r for node in level.nodes for r in node.rewards]
             result[f"eval_reward_turn{level.turn}"] = sum(rewards) / len(rewards)
         self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.run.rewind(self.step - 1, EVAL_FILE)  # rows after this step were dropped on start
         append_jsonl(self.run_dir / EVAL_FILE, result)
         return result
 
     # -- checkpoints -------------------------------------------------------------------------
     def save_checkpoint(self, path: str | Path | None = None) -> Path:
-        """Save every agent (``save_pretrained``), optimizers and trainer state."""
+        """Save every agent (``save_pretrained``), the optimizers if ``save_optimizer``, and
+        trainer state; then keep only the newest ``save_total_limit`` checkpoints."""
         target = Path(path) if path else ckpt.checkpoint_dir(self.run_dir, self.step)
         state = {
             "algorithm": self.algorithm,
@@ -288,7 +294,12 @@ class WeightSpaceTrainer:
             "skipped_nonfinite": self.skipped_nonfinite,
             "num_agents": self.args.num_agents,
         }
-        saved = ckpt.save_checkpoint(target, self.agents, state, self.extra_state())
+        saved = ckpt.save_checkpoint(
+            target, self.agents, state, self.extra_state(), optimizer=self.args.save_optimizer
+        )
+        if self.args.save_total_limit is not None and path is None:
+            for dropped in ckpt.keep_newest(self.run_dir, self.args.save_total_limit):
+                log.info("save_total_limit=%d: deleted %s", self.args.save_total_limit, dropped)
         if self.run.exists():
             self.run.update(step=self.step, checkpoint=saved.name)
             self.run.event("checkpoint", step=self.step, path=saved.name)

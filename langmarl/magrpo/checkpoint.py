@@ -3,17 +3,20 @@
 Layout of ``<run>/checkpoints/step-000004/``::
 
     trainer_state.json        step, skipped updates, config
-    agent-0/                  save_pretrained (model or LoRA adapter) + tokenizer + optimizer.pt
+    agent-0/                  save_pretrained (model or LoRA adapter) + tokenizer, and
+                              optimizer.pt when ``save_optimizer`` (twice the weights' size)
     agent-1/ …
     extra.pt                  trainer-specific modules (critics), when any
 
 A checkpoint is written into a hidden staging directory and renamed into place, so a crash
-never leaves a half-written ``step-*`` directory behind.
+never leaves a half-written ``step-*`` directory behind. A checkpoint without
+``optimizer.pt`` resumes with a fresh optimizer (logged).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 from collections.abc import Sequence
@@ -25,6 +28,9 @@ from langmarl.core.files import atomic_write_json
 from langmarl.magrpo.policy import Agent
 
 STATE_FILE = "trainer_state.json"
+OPTIMIZER_FILE = "optimizer.pt"
+
+log = logging.getLogger(__name__)
 
 
 def checkpoint_dir(run_dir: Path, step: int) -> Path:
@@ -48,9 +54,15 @@ def latest_step(run_dir: Path) -> int | None:
 
 
 def save_checkpoint(
-    target: Path, agents: Sequence[Agent], state: dict[str, Any], extra: dict[str, Any] | None
+    target: Path,
+    agents: Sequence[Agent],
+    state: dict[str, Any],
+    extra: dict[str, Any] | None,
+    *,
+    optimizer: bool = True,
 ) -> Path:
-    """Write every agent, the trainer state and ``extra`` (a torch-saveable dict) to ``target``."""
+    """Write every agent (with its optimizer state if ``optimizer``), the trainer state and
+    ``extra`` (a torch-saveable dict) to ``target``."""
     import torch
 
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -61,7 +73,8 @@ def save_checkpoint(
         folder = staging / agent.name
         agent.model.save_pretrained(folder)
         agent.tokenizer.save_pretrained(folder)
-        torch.save(agent.optimizer.state_dict(), folder / "optimizer.pt")
+        if optimizer:
+            torch.save(agent.optimizer.state_dict(), folder / OPTIMIZER_FILE)
     if extra:
         torch.save(extra, staging / "extra.pt")
     atomic_write_json(staging / STATE_FILE, state)
@@ -77,6 +90,17 @@ def drop_older(kept: Path) -> None:
     for other in kept.parent.glob("step-*"):
         if other != kept:
             shutil.rmtree(other, ignore_errors=True)
+
+
+def keep_newest(run_dir: Path, limit: int) -> list[Path]:
+    """Delete all but the newest ``limit`` complete checkpoints of ``run_dir``
+    (``save_total_limit``); returns the deleted directories."""
+    root = run_dir / "checkpoints"
+    done = sorted(p for p in root.glob("step-*") if (p / STATE_FILE).is_file())
+    dropped = done[: max(len(done) - limit, 0)]
+    for path in dropped:
+        shutil.rmtree(path, ignore_errors=True)
+    return dropped
 
 
 def resolve_checkpoint(run_dir: Path, resume_from: str | Path) -> Path:
@@ -95,7 +119,10 @@ def resolve_checkpoint(run_dir: Path, resume_from: str | Path) -> Path:
 
 
 def load_checkpoint(path: Path, agents: Sequence[Agent]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Load weights and optimizer state into ``agents``; return ``(trainer_state, extra)``."""
+    """Load weights and optimizer state into ``agents``; return ``(trainer_state, extra)``.
+
+    An agent saved without ``optimizer.pt`` keeps its fresh optimizer (logged at INFO).
+    """
     import torch
 
     for agent in agents:
@@ -106,9 +133,16 @@ def load_checkpoint(path: Path, agents: Sequence[Agent]) -> tuple[dict[str, Any]
                 "agents; resume with the same num_agents"
             )
         _load_weights(agent, folder)
-        optimizer_file = folder / "optimizer.pt"
+        optimizer_file = folder / OPTIMIZER_FILE
         if optimizer_file.is_file():
             agent.optimizer.load_state_dict(torch.load(optimizer_file, weights_only=False))
+        else:
+            log.info(
+                "%s: %s holds no optimizer state (saved with save_optimizer=false): its "
+                "optimizer restarts from zero moments",
+                agent.name,
+                path.name,
+            )
     extra_file = path / "extra.pt"
     extra = torch.load(extra_file, weights_only=False) if extra_file.is_file() else {}
     state = json.loads((path / STATE_FILE).read_text(encoding="utf-8"))

@@ -92,6 +92,13 @@ class TrainerConfig(BaseModel):
     ``pip install 'langmarl[tensorboard]'``. Local trackers write inside the run directory."""
     save_steps: int | None = Field(default=None, ge=1)
     """Save a checkpoint every this many steps (None: only at the end)."""
+    save_total_limit: int | None = Field(default=None, ge=1)
+    """Keep only the newest this many checkpoints, deleting older ones as new ones are
+    written (None: keep all)."""
+    save_optimizer: bool = False
+    """Also save each agent's optimizer state (``optimizer.pt``, AdamW: twice the weights).
+    Off, a resumed run restarts its optimizer (moments from zero) and logs so; on, it
+    continues exactly as an uninterrupted run would."""
     eval_interval: int | None = Field(default=None, ge=1)
     """Evaluate on the held-out set every this many steps (None: only when asked)."""
     eval_num_samples: int = Field(default=4, ge=1)
