@@ -75,8 +75,10 @@ class OrchestratorGRPOConfig(BaseModel):
     seed: int = 0
     """Seed of task order, sampling (reseeded every step, so a resumed run samples as an
     uninterrupted one) and adapter initialization."""
-    save_model: bool = False
-    """Save the trained orchestrator (model + tokenizer) to ``<output_dir>/model`` at the end."""
+    save_model: bool = True
+    """Save the trained orchestrator (model + tokenizer; the adapter only with ``lora``) to
+    ``<output_dir>/model`` at the end: the artifact the run exists for (~540 MB for the
+    embedded model in float32). ``false`` keeps only the checkpoints."""
 
     def reward_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for ``PARLReward``: λ anneals over ``anneal_steps`` or
@@ -96,6 +98,7 @@ class OrchestratorGRPOConfig(BaseModel):
             max_grad_norm=self.max_grad_norm, lora=self.lora,
             per_device_train_batch_size=self.tasks_per_step, num_train_epochs=epochs,
             max_steps=self.num_steps, save_steps=self.save_steps, report_to=self.report_to,
+            save_optimizer=True,  # its resume promises the sampling of an uninterrupted run
             num_threads=self.num_threads, seed=self.seed,
         )  # fmt: skip
 
