@@ -7,6 +7,7 @@ from typing import Any
 
 import typer
 
+from langmarl.cli import p2p_play
 from langmarl.cli.common import (
     CONFIG_ALIAS,
     SET_OPTION_HELP,
@@ -22,6 +23,7 @@ def register(app: typer.Typer) -> None:
     group.command("run")(run)
     group.command("resume")(resume)
     group.command("bench")(bench)
+    group.command("play")(p2p_play.play)
     app.add_typer(group, name="p2p")
 
 

@@ -1,6 +1,10 @@
 """One PPO training run (stable-baselines3) with a custom reward, writing the run contract.
 
 Runs inside the executor process (:mod:`langmarl.p2p.executor`), never in the loop's process.
+Besides the contract's scalars, videos and summary, the run saves the trained policy:
+``model.zip`` (SB3 ``PPO.save``) and ``vecnormalize.pkl`` (the observation/reward statistics
+the policy was trained with), ~150 KB together for the default [64, 64] MLP, far inside the
+executor's disk budget. ``langmarl p2p play`` (:mod:`langmarl.p2p.play`) loads them.
 """
 
 from __future__ import annotations
@@ -22,6 +26,11 @@ from langmarl.p2p.train_config import TrainConfig
 from langmarl.p2p.wrapper import ENV_REWARD, make_reward_env, merge_term_stats
 
 logger = logging.getLogger(__name__)
+
+MODEL_FILE = "model.zip"
+"""The trained PPO policy in a run directory (``PPO.load`` reads it)."""
+NORMALIZE_FILE = "vecnormalize.pkl"
+"""The VecNormalize statistics in a run directory (``VecNormalize.load`` reads them)."""
 
 
 def _env_factory(config: TrainConfig, reward_source: str | None, rank: int) -> Callable[[], Any]:
@@ -148,8 +157,15 @@ def checkpoint(
     return result
 
 
+def save_policy(model: Any, venv: Any, record: IterationRecord) -> None:
+    """Write :data:`MODEL_FILE` and :data:`NORMALIZE_FILE` into the run directory."""
+    model.save(record.path / MODEL_FILE)
+    venv.save(record.path / NORMALIZE_FILE)
+
+
 def run_training(record: IterationRecord, reward_source: str, config: TrainConfig) -> TrainSummary:
-    """Train PPO on ``reward_source`` and write scalars, checkpoints, videos and summary.json.
+    """Train PPO on ``reward_source``; write scalars, checkpoints, videos, the policy
+    (:func:`save_policy`) and summary.json.
 
     Args:
         record: The run directory to write into.
@@ -168,6 +184,7 @@ def run_training(record: IterationRecord, reward_source: str, config: TrainConfi
         callback = _callback(record, config, reward, started)
         model.learn(total_timesteps=config.total_timesteps, callback=callback)
         training_time = time.perf_counter() - started
+        save_policy(model, venv, record)
         final = checkpoint(record, config, reward, model, step=int(model.num_timesteps))
     finally:
         venv.close()
