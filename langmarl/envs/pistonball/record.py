@@ -6,8 +6,9 @@ file's suffix) with imageio; the frames and the trajectory are returned too. Fro
     python -m langmarl.envs.pistonball.record episode.mp4 --pistons 10 --cycles 60 \\
         --policy ramp            # or --policy local: every piston asks the embedded model
 
-``ramp`` is a scripted baseline (no LLM): pistons at or right of the ball rise, the others
-go down, which rolls the ball left; it shows what a working policy looks like.
+``ramp`` is a scripted baseline (no LLM): pistons right of the ball rise, those just left
+of it hold, the others go down, which rolls the ball left (to the wall in 14 of 15 seeded
+episodes we tried at 4-20 pistons); it shows what a working policy looks like.
 """
 
 from __future__ import annotations
@@ -29,11 +30,18 @@ from langmarl.llm.config import LLMConfig
 RAMP_OFFSET = 0.25
 """The ramp raises pistons whose centre is more than this (piston widths) right of the
 ball's centre: the ball then rests on a rising edge, not on a flat top."""
+RAMP_HOLD = 1.5
+"""Pistons up to this far left of the ball's centre hold still (dropping them too lets a
+spinning ball fall into the pit and roll back)."""
 
 
 def ramp_reply(index: int, state: PhysicsState) -> str:
-    """The scripted ramp: ``up`` right of the ball, ``down`` elsewhere."""
-    return "up" if index + 0.5 > state.ball.x + RAMP_OFFSET else "down"
+    """The scripted ramp: ``up`` right of the ball, ``stay`` just left of it, ``down``
+    further left."""
+    centre = index + 0.5
+    if centre > state.ball.x + RAMP_OFFSET:
+        return "up"
+    return "stay" if centre > state.ball.x - RAMP_HOLD else "down"
 
 
 @dataclass
