@@ -20,15 +20,12 @@ import json
 import random
 import statistics
 import tempfile
-import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
-import uvicorn
 
-from langmarl.llm.server.config import bind_socket
+from langmarl.testing.asgi import live_server
 from langmarl.web import create_app
 
 KINDS = ("magrpo", "iac", "maac", "parl_grpo", "p2p_session")
@@ -59,20 +56,9 @@ def synthesise(root: Path, runs: int, rows: int) -> None:
         (run / "logs" / "events.jsonl").write_text('{"time": 0, "event": "run_start"}\n')
 
 
-@contextlib.contextmanager
-def serving(root: Path) -> Iterator[str]:
+def serving(root: Path) -> contextlib.AbstractContextManager[str]:
     """The dashboard over ``root`` in a real uvicorn on a free loopback port; yields its URL."""
-    sock = bind_socket("127.0.0.1", 0)
-    server = uvicorn.Server(uvicorn.Config(create_app(root), log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    return live_server(create_app(root))
 
 
 def percentiles(seconds: list[float]) -> str:

@@ -153,3 +153,33 @@ def test_the_dashboard_in_a_real_browser(served: tuple[str, Path], tmp_path: Pat
         screenshot(page, "compare.png", tmp_path)
         browser.close()
     assert not errors, errors
+
+
+def test_the_weight_and_reward_space_pages_render(tmp_path: Path) -> None:
+    """A MAGRPO run, a PARL GRPO run and a Prompt2Policy session (the API tests' runs):
+    each run page shows its space's own sections, without a script error."""
+    from web_fixtures import grpo_run, magrpo_run, session_run
+
+    from langmarl.testing.asgi import live_server
+    from langmarl.web import create_app
+
+    root = tmp_path / "runs"
+    magrpo_run(root / "mag"), grpo_run(root / "grpo"), session_run(root / "session")
+    with live_server(create_app(root)) as url, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.set_default_timeout(TIMEOUT_MS)
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(f"{url}/#/run/session")
+        iteration = page.locator("#iterations .iteration[data-iteration='iter_1']")
+        expect(iteration.locator("pre.code")).to_contain_text("def reward_fn")
+        expect(iteration).to_contain_text("intent score 0.9 (passed)")
+        expect(iteration.locator("video")).to_have_count(1)  # fetched with the token path
+        page.goto(f"{url}/#/run/mag")
+        expect(page.locator("#heldout")).to_be_visible()
+        expect(page.locator("figure.chart-main path.series")).to_have_count(1)
+        page.goto(f"{url}/#/run/grpo")
+        expect(page.locator("section.card h2", has_text="PARL curves")).to_be_visible()
+        browser.close()
+    assert not errors, errors

@@ -11,9 +11,9 @@ from pathlib import Path
 import httpx
 import pytest
 from fastapi.testclient import TestClient
-from web_fixtures import live_server
 
 from langmarl.core.errors import ConfigError
+from langmarl.testing.asgi import live_server
 from langmarl.web import create_app
 from langmarl.web.security import check_bind
 

@@ -9,9 +9,10 @@ from typing import Any
 
 import httpx
 from fastapi.testclient import TestClient
-from web_fixtures import REPLIES, live_server
+from web_fixtures import REPLIES
 
 from langmarl.jobs import LocalBackend
+from langmarl.testing.asgi import live_server
 from langmarl.testing.openai_stub import OpenAIStub
 from langmarl.testing.processes import wait_until
 from langmarl.testing.roles import role_responder

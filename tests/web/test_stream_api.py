@@ -8,9 +8,9 @@ import time
 from pathlib import Path
 
 import httpx
-from web_fixtures import live_server
 
 from langmarl.store.run import RunDir
+from langmarl.testing.asgi import live_server
 from langmarl.web import create_app
 
 

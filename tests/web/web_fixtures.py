@@ -12,17 +12,12 @@ server to serve an app:
 
 from __future__ import annotations
 
-import contextlib
 import json
-import threading
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from langmarl.llm.types import ChatRequest, message_text
 from langmarl.store.run import RunDir
 from langmarl.testing import ScriptedLLM, scripted_config
-from langmarl.testing.processes import wait_until
 from langmarl.testing.roles import role_of_system
 
 REPLIES = {
@@ -129,23 +124,3 @@ def session_run(path: Path) -> Path:
     session.save_history(history)
     session.set_status("passed")
     return path
-
-
-@contextlib.contextmanager
-def live_server(app: Any) -> Iterator[str]:
-    """``app`` served by a real uvicorn on a free loopback port; yields its base URL."""
-    import uvicorn
-
-    from langmarl.llm.server.config import bind_socket
-
-    sock = bind_socket("127.0.0.1", 0)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    wait_until(lambda: server.started, timeout_s=30, what="the server to start")
-    try:
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        sock.close()
