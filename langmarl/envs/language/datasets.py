@@ -12,12 +12,20 @@ Every loader turns one JSONL row into a task dict with ``id``, ``task_type`` and
 
 Keys the agents and the critic must not see (``ground_truth``, ``test``) are hidden by the
 prompt builders.
+
+Where tasks come from (``benchmark_path``, :func:`load_tasks`): ``None`` is the small set
+shipped inside langmarl; a path is a JSONL file or a directory of them; ``hf:<dataset id>``
+(``hf:openai/gsm8k``, optionally ``@<split>``) loads a Hugging Face Hub dataset through
+``datasets``, which caches it, so after one online run it loads offline too. When the hub is
+unreachable and the cache empty, the error names the dataset, the ``--set
+benchmark_path=`` option and the file format to give instead (:data:`HUB_DATASETS`).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -87,7 +95,10 @@ def _mbpp(row: dict[str, Any], index: int) -> Task:
 
 
 def _hotpotqa(row: dict[str, Any], index: int) -> Task:
-    paragraphs = [f"{title}: {''.join(sentences)}" for title, sentences in row.get("context", [])]
+    context = row.get("context") or []
+    if isinstance(context, dict):  # the Hub's columns: {"title": [...], "sentences": [[...]]}
+        context = zip(context.get("title", []), context.get("sentences", []), strict=False)
+    paragraphs = [f"{title}: {''.join(sentences)}" for title, sentences in context]
     return {
         "id": str(row.get("id", f"hotpotqa/{index}")),
         "task_type": "qa",
@@ -137,6 +148,16 @@ def convert_row(row: dict[str, Any], index: int) -> Task | None:
     return None
 
 
+def convert_rows(rows: Iterable[tuple[int, Any]], task_type: str) -> list[Task]:
+    """Tasks of ``task_type`` among ``(index, row)`` pairs (other rows are skipped)."""
+    tasks = []
+    for index, row in rows:
+        task = convert_row(row, index) if isinstance(row, dict) else None
+        if task is not None and task.get("task_type") == task_type:
+            tasks.append(task)
+    return tasks
+
+
 def read_task_file(path: Path, task_type: str) -> list[Task]:
     """Tasks of ``task_type`` in one JSONL file (rows of other types are skipped).
 
@@ -145,12 +166,95 @@ def read_task_file(path: Path, task_type: str) -> list[Task]:
     """
     from langmarl.core.files import read_input_jsonl
 
-    tasks = []
-    for number, row in read_input_jsonl(path, "Task file"):
-        task = convert_row(row, number - 1) if isinstance(row, dict) else None
-        if task is not None and task.get("task_type") == task_type:
-            tasks.append(task)
+    rows = read_input_jsonl(path, "Task file")
+    return convert_rows(((number - 1, row) for number, row in rows), task_type)
+
+
+HUB_PREFIX = "hf:"
+"""``benchmark_path`` values starting with this name a Hugging Face Hub dataset."""
+
+
+@dataclass(frozen=True)
+class HubDataset:
+    """How to load one benchmark from the Hugging Face Hub, and what to give instead."""
+
+    name: str | None
+    """The dataset's configuration (``datasets.load_dataset``'s ``name``)."""
+    split: str
+    """The split loaded when ``benchmark_path`` names none."""
+    file_format: str
+    """One JSONL row of a local copy, for the error that asks for one."""
+
+
+HUB_DATASETS: dict[str, HubDataset] = {
+    "openai/gsm8k": HubDataset(
+        "main", "test", '{"question": ..., "answer": "... #### 42"} (GSM8K test.jsonl)'
+    ),
+    "HuggingFaceH4/MATH-500": HubDataset(
+        None, "test", '{"problem": ..., "solution": ..., "answer": ...} (MATH-500 test.jsonl)'
+    ),
+    "openai/openai_humaneval": HubDataset(
+        None, "test", '{"task_id": ..., "prompt": ..., "entry_point": ..., "test": ...} '
+        "(HumanEval.jsonl)"
+    ),
+    "hotpotqa/hotpot_qa": HubDataset(
+        "distractor", "validation", '{"id": ..., "question": ..., "answer": ..., "context": '
+        "[[title, [sentence, ...]], ...]} (HotpotQA dev, distractor setting)"
+    ),
+    "google-research-datasets/mbpp": HubDataset(
+        "sanitized", "test", '{"task_id": ..., "prompt": ..., "test_list": [...], '
+        '"test_imports": [...]} (MBPP sanitized)'
+    ),
+}  # fmt: skip
+"""Benchmarks the presets name, with their configuration, split and local file format.
+Other ids load their ``test`` split and are recognized by their columns (:data:`FORMATS`)."""
+
+ANY_FORMAT = (
+    "GSM8K, MATH, HumanEval, MBPP, HotpotQA, creative-writing or langmarl's own "
+    '{"task_type": ..., "question": ...} rows'
+)
+
+
+def load_hub_tasks(spec: str, task_type: str) -> list[Task]:
+    """Tasks of ``task_type`` from ``hf:<dataset id>[@<split>]`` (the ``datasets`` cache is
+    used when present, and offline).
+
+    Raises:
+        ConfigError: when ``datasets`` is missing, or the dataset is neither reachable nor
+            cached: naming the dataset, the ``--set benchmark_path=`` option and the format.
+    """
+    dataset_id, _, split = spec.removeprefix(HUB_PREFIX).partition("@")
+    known = HUB_DATASETS.get(dataset_id)
+    split = split or (known.split if known else "test")
+    try:
+        import datasets
+    except ImportError:
+        raise _unavailable(dataset_id, known, "the `datasets` package is not installed: "
+                           "pip install datasets") from None  # fmt: skip
+    try:
+        rows = datasets.load_dataset(dataset_id, known.name if known else None, split=split)
+    except (OSError, ValueError) as exc:  # ConnectionError, DatasetNotFoundError, bad split
+        reason = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+        raise _unavailable(dataset_id, known, reason) from None
+    tasks = convert_rows(enumerate(rows), task_type)
+    if not tasks:
+        raise ConfigError(
+            f"No {task_type} tasks in Hugging Face dataset {dataset_id!r} (split {split!r}): "
+            f"its rows are not one of {ANY_FORMAT}, or hold another task_type."
+        )
     return tasks
+
+
+def _unavailable(dataset_id: str, known: HubDataset | None, reason: str) -> ConfigError:
+    fmt = known.file_format if known else ANY_FORMAT
+    return ConfigError(
+        f"Benchmark {dataset_id!r} could not be loaded from the Hugging Face Hub ({reason}) "
+        "and is not in the local datasets cache. Either run once with internet access (it is "
+        "cached for later, offline runs), or download it yourself from "
+        f"https://huggingface.co/datasets/{dataset_id} and pass the file: "
+        f"--set benchmark_path=PATH (a JSONL file or a directory of them, one task per line: "
+        f"{fmt}). Or drop benchmark_path to use the small task set shipped with langmarl."
+    )
 
 
 def shipped_tasks(task_type: str) -> list[Task]:
@@ -161,30 +265,34 @@ def shipped_tasks(task_type: str) -> list[Task]:
 
 
 def load_tasks(task_type: str, benchmark_path: str | None, data_limit: int | None) -> list[Task]:
-    """Tasks for ``task_type`` from ``benchmark_path`` (a JSONL file, or a directory whose
-    ``*.jsonl`` files are all read), or the shipped set when it is ``None``.
+    """Tasks for ``task_type`` from ``benchmark_path`` (a JSONL file, a directory whose
+    ``*.jsonl`` files are all read, or ``hf:<dataset id>``), or the shipped set when it is
+    ``None``.
 
     Raises:
-        ConfigError: for an unknown task type, a missing path, or no task of that type.
+        ConfigError: for an unknown task type, a missing path, an unavailable Hub dataset
+            (:func:`load_hub_tasks`), or no task of that type.
     """
     if task_type not in TASK_TYPES:
         raise ConfigError(f"task_type must be one of {TASK_TYPES}, got {task_type!r}.")
     if benchmark_path is None:
         tasks = shipped_tasks(task_type)
+    elif benchmark_path.startswith(HUB_PREFIX):
+        tasks = load_hub_tasks(benchmark_path, task_type)
     else:
         path = Path(benchmark_path).expanduser()
         if not path.exists():
             raise ConfigError(
                 f"benchmark_path {benchmark_path!r} does not exist; give a JSONL file or a "
-                "directory of them, or leave it null for the shipped task set."
+                f"directory of them, a Hugging Face dataset as {HUB_PREFIX}<id> (e.g. "
+                f"{HUB_PREFIX}openai/gsm8k), or leave it null for the shipped task set."
             )
         files = sorted(path.rglob("*.jsonl")) if path.is_dir() else [path]
         tasks = [task for file in files for task in read_task_file(file, task_type)]
         if not tasks:
             raise ConfigError(
                 f"No {task_type} tasks found in {benchmark_path!r} (looked at {len(files)} "
-                "JSONL files; supported: GSM8K, MATH, HumanEval, MBPP, HotpotQA, "
-                "creative-writing and langmarl's own task format)."
+                f"JSONL files; supported: {ANY_FORMAT})."
             )
     return tasks[:data_limit] if data_limit is not None else tasks
 
