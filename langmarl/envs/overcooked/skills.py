@@ -104,8 +104,7 @@ def held(state: Any, cook: int) -> str | None:
 
 def counter_items(kitchen: Kitchen, state: Any, name: str) -> list[Pos]:
     """Counters holding an object called ``name``."""
-    counters = set(kitchen.stations["X"])
-    return [p for p, obj in state.objects.items() if p in counters and obj.name == name]
+    return [p for p, obj in state.objects.items() if obj.name == name and kitchen.letter(p) == "X"]
 
 
 def pot_soup(state: Any, pot: Pos) -> Any:
