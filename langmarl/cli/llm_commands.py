@@ -77,6 +77,17 @@ def _serve_default(name: str) -> Any:
     return ServeConfig.model_fields[name].default
 
 
+def _require_server() -> None:
+    """Check for the HTTP server's packages before anything else is started."""
+    from langmarl.core.errors import MissingDependencyError
+
+    for package in ("fastapi", "uvicorn"):
+        try:
+            __import__(package)
+        except ImportError:
+            raise MissingDependencyError(package, "server", "`langmarl serve`") from None
+
+
 def serve(
     model: str = typer.Option("local", help="Model to serve (only 'local' is supported)."),
     host: str = typer.Option(
@@ -99,6 +110,7 @@ def serve(
 
     if model != "local":
         raise ConfigError(f"Only the embedded model can be served; got --model {model!r}.")
+    _require_server()
     config = _serve_config(
         host=host,
         port=port,

