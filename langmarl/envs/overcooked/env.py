@@ -149,10 +149,11 @@ class OvercookedEnv(BaseEnvironment):
             info["error"] = error
         return self.observe(episode, cook), reward, episode.done, info
 
-    def _llm_cooks(self, episode: Episode | None = None) -> list[int]:
-        episode = episode or self._episode
-        assert episode is not None
-        return [c for c in episode.awaiting() if self.kinds[c] == "llm"]
+    def _llm_cooks(self) -> list[int]:
+        """The LLM cooks that must choose before the stepped episode goes on."""
+        if self._episode is None:
+            return []
+        return [c for c in self._episode.awaiting() if self.kinds[c] == "llm"]
 
     # -- whole episodes -------------------------------------------------------------------------
     async def collect_trajectory(self, policies: Policies, task: dict[str, Any]) -> Trajectory:
