@@ -4,7 +4,8 @@ Runs inside the executor process (:mod:`langmarl.p2p.executor`), never in the lo
 Besides the contract's scalars, videos and summary, the run saves the trained policy:
 ``model.zip`` (SB3 ``PPO.save``) and ``vecnormalize.pkl`` (the observation/reward statistics
 the policy was trained with): 65 KB together for HalfCheetah's [64, 64] MLP, 1.3 MB for
-Humanoid's [256, 256], far inside the executor's disk budget (``TRAINING_LIMITS``). ``langmarl p2p play`` (:mod:`langmarl.p2p.play`) loads them.
+Humanoid's [256, 256], far inside the executor's disk budget (``TRAINING_LIMITS``).
+``langmarl p2p play`` (:mod:`langmarl.p2p.play`) loads them.
 """
 
 from __future__ import annotations
