@@ -5,7 +5,7 @@ It looks at the state only (no LLM) and picks the first skill that applies:
 1. holding soup → deliver it (or put it on a counter the partner can reach);
 2. holding a dish → fill it from a cooking or ready pot (or hand it over on a counter);
 3. holding an onion → put it in a pot with room (or hand it over on a counter);
-4. empty-handed, beside the pots' work: start a full pot; fetch a dish when a soup is
+4. empty-handed, with a pot in reach: start a full pot; fetch a dish when a soup is
    cooking or ready and nobody carries one; fetch an onion (while a pot has room, else
    for the next soup);
 5. a cook that cannot reach any pot (forced_coordination) keeps a shared counter stocked
