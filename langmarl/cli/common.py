@@ -20,11 +20,39 @@ HTTP_LOGGERS = ("httpx", "httpx2", "httpcore", "httpcore2", "openai", "urllib3")
 requests through httpx2): shown only with -v."""
 
 
+QUIET_LOGGERS = ("math_verify",)
+"""Libraries whose warnings are noise in a run (math-verify warns, once per process, that
+its timeout is off when it is called outside the main thread, as the env's workers do):
+shown only with -v."""
+
+THIRD_PARTY_QUIET_ENV = {"HF_HUB_DISABLE_PROGRESS_BARS": "1", "TRANSFORMERS_VERBOSITY": "error"}
+"""Set (unless already set) without -v, before transformers loads: its tqdm bars (weights
+loading, downloads) would tear rich's progress display, and its deprecation notices go to its
+own stderr handler, outside logging."""
+
+
+class ForeignWarningsFilter(logging.Filter):
+    """Drop the warnings (``warnings.warn``, routed to the ``py.warnings`` logger) raised
+    outside langmarl, e.g. torch's and transformers' FutureWarnings; langmarl's own pass."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage().startswith(PACKAGE_DIR)  # "path:line: Category: text"
+
+
+PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
+"""Where langmarl's modules live: warnings whose source is elsewhere are foreign."""
+
+
 def setup_logging(verbose: bool) -> None:
     """Log INFO (DEBUG with ``-v``) to stderr, HTTP libraries only from WARNING unless
     ``-v``, and scrub the environment's secrets from every line a root handler prints
     (a run adds its LLM keys while it runs, see :func:`langmarl.core.secrets.redacting_logs`).
+
+    Python warnings go through logging too; without ``-v``, foreign ones are dropped, and
+    third-party progress bars and notices are turned off (:data:`THIRD_PARTY_QUIET_ENV`).
     """
+    import os
+
     from langmarl.core.secrets import Redactor, environment_secrets, install_log_redaction
 
     logging.basicConfig(
@@ -33,6 +61,16 @@ def setup_logging(verbose: bool) -> None:
     )
     for name in HTTP_LOGGERS:
         logging.getLogger(name).setLevel(logging.NOTSET if verbose else logging.WARNING)
+    for name in QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(logging.NOTSET if verbose else logging.ERROR)
+    logging.captureWarnings(True)
+    warnings_logger = logging.getLogger("py.warnings")
+    for old in [f for f in warnings_logger.filters if isinstance(f, ForeignWarningsFilter)]:
+        warnings_logger.removeFilter(old)
+    if not verbose:
+        warnings_logger.addFilter(ForeignWarningsFilter())
+        for key, value in THIRD_PARTY_QUIET_ENV.items():
+            os.environ.setdefault(key, value)
     install_log_redaction(Redactor(environment_secrets()))
 
 
@@ -79,3 +117,29 @@ def config_argument(positional: Path | None, option: Path | None) -> Path | None
             "pass one (CONFIG, or --config for old command lines)"
         )
     return positional if positional is not None else option
+
+
+def compact_table(
+    *numeric: str, text: tuple[str, ...] = (), lead: tuple[str, ...] = (), title: str | None = None
+) -> Any:
+    """A table that stays readable at 80 columns: no vertical rules, right-aligned numeric
+    columns that never shrink below their widest cell (rich would otherwise cut ``0.457``
+    to ``0.…``), and ``text`` columns after them that fold to take what room is left.
+
+    Args:
+        numeric: Headers of the number columns.
+        text: Headers of the free-text columns (folded, placed last).
+        lead: Headers of short label columns placed first (not wrapped).
+        title: The table's title.
+    """
+    from rich import box
+    from rich.table import Table
+
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    for header in lead:
+        table.add_column(header, no_wrap=True)
+    for header in numeric:
+        table.add_column(header, justify="right", no_wrap=True, min_width=len(header))
+    for header in text:
+        table.add_column(header, overflow="fold", ratio=1)
+    return table

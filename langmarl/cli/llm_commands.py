@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from langmarl.cli.common import console, err_console
+from langmarl.cli.common import compact_table, console, err_console
 
 if TYPE_CHECKING:
     from langmarl.llm.server.config import ServeConfig
@@ -21,24 +21,21 @@ def register(app: typer.Typer) -> None:
 
 def models() -> None:
     """List the LLM presets and the embedded model's status."""
-    from rich.table import Table
-
     from langmarl.core.errors import MissingDependencyError
     from langmarl.llm.local import weights
     from langmarl.llm.presets import PRESETS
 
-    table = Table("preset", "model", "endpoint", "$/M in", "$/M out", "description")
+    table = compact_table("$/M in", "$/M out", lead=("preset",), text=("model", "about"))
     for name, preset in PRESETS.items():
         fields = preset.fields
+        base_url = fields.get("base_url")  # the description names OpenAI and embedded
+        about = f"{preset.description} · {base_url}" if base_url else preset.description
         table.add_row(
             name,
-            str(fields["model_string"]),
-            "embedded"
-            if fields.get("provider") == "local"
-            else str(fields.get("base_url", "OpenAI")),
             f"{fields.get('input_price_per_million', 0):g}",
             f"{fields.get('output_price_per_million', 0):g}",
-            preset.description,
+            str(fields["model_string"]),
+            about,
         )
     console.print(table)
     try:

@@ -151,8 +151,9 @@ def _train_with_progress(trainer: WeightSpaceTrainer) -> None:
         def step_with_progress(examples: list[dict[str, object]]) -> dict[str, float]:
             metrics = original(examples)
             progress.advance(bar)
+            step = trainer.step + trainer.first_metrics_step  # the step metrics.jsonl names
             progress.console.print(
-                f"step {trainer.step + 1}: reward {metrics['reward_mean']:.3f} "
+                f"step {step}: reward {metrics['reward_mean']:.3f} "
                 f"return {metrics['return_mean']:.3f}"
             )
             return metrics

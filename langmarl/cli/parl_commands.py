@@ -11,6 +11,7 @@ import typer
 from langmarl.cli.common import (
     CONFIG_ALIAS,
     SET_OPTION_HELP,
+    compact_table,
     config_argument,
     console,
     parse_overrides,
@@ -133,16 +134,17 @@ def read_grpo_sections(path: Path | None, overrides: dict[str, Any]) -> dict[str
 
 
 def _print_curve(document: dict[str, Any]) -> None:
-    from rich.table import Table
-
-    table = Table(title="PARL curve")
-    columns = ("step", "total_reward", "r_perf", "lambda1", "num_subagents", "critical_steps",
-               "serial_steps", "speedup")  # fmt: skip
-    for column in columns:
-        table.add_column(column, justify="right")
+    table = compact_table(*CURVE_COLUMNS.values(), title="PARL curve")
+    table.caption = "r: total reward; λ1: lambda1; crit./serial: critical and serial steps"
     for point in document.get("curve", []):
-        table.add_row(*(_cell(point.get(column)) for column in columns))
+        table.add_row(*(_cell(point.get(column)) for column in CURVE_COLUMNS))
     console.print(table)
+
+
+CURVE_COLUMNS = {"step": "step", "total_reward": "r", "r_perf": "r_perf", "lambda1": "λ1",
+                 "num_subagents": "agents", "critical_steps": "crit.",
+                 "serial_steps": "serial", "speedup": "speedup"}  # fmt: skip
+"""Field of a curve point → its short column header (the table fits 80 columns)."""
 
 
 def _cell(value: Any) -> str:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from langmarl.cli.common import SET_OPTION_HELP, console, parse_overrides
+from langmarl.cli.common import SET_OPTION_HELP, compact_table, console, parse_overrides
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
@@ -37,16 +37,22 @@ def _progress_callback(progress: Progress, total_iterations: int) -> Any:
     from langmarl.trainer.callbacks import Callback
 
     class PhaseProgress(Callback):
+        """Iterations are numbered from 0, as in the log, metrics.jsonl and checkpoints."""
+
         def __init__(self) -> None:
             self.tasks: dict[str, TaskID] = {}
+            self.overall: TaskID | None = None
 
         def on_iteration_start(self, iteration: int, trainer: MonteCarloTrainer) -> None:
             for task in self.tasks.values():
                 progress.remove_task(task)
             self.tasks = {}
+            if self.overall is None:  # a resumed run starts part-way
+                label = f"iterations 0–{total_iterations - 1}"
+                self.overall = progress.add_task(label, total=total_iterations, completed=iteration)
 
         def on_phase_start(self, iteration: int, phase: str, total: int) -> None:
-            label = f"iter {iteration + 1}/{total_iterations} · {PHASE_LABELS.get(phase, phase)}"
+            label = f"iteration {iteration} · {PHASE_LABELS.get(phase, phase)}"
             self.tasks[phase] = progress.add_task(label, total=max(total, 1))
 
         def on_phase_advance(self, iteration: int, phase: str) -> None:
@@ -56,6 +62,8 @@ def _progress_callback(progress: Progress, total_iterations: int) -> Any:
         def on_iteration_end(
             self, iteration: int, stats: dict[str, Any], trainer: MonteCarloTrainer
         ) -> None:
+            if self.overall is not None:
+                progress.advance(self.overall)
             failed = stats.get("failed_episodes", 0)
             failures = f", [red]{failed} failed[/]" if failed else ""
             progress.console.print(
@@ -69,13 +77,9 @@ def _progress_callback(progress: Progress, total_iterations: int) -> Any:
 
 def summary_table(metrics: list[dict[str, Any]]) -> Any:
     """A rich table of per-iteration statistics."""
-    from rich.table import Table
-
-    table = Table(title="Training summary")
-    columns = ("iter", "avg reward", "min", "max", "episodes", "LLM calls", "tokens", "$")
-    for column in (*columns, "accepted", "val. score"):
-        table.add_column(column, justify="right")
-    table.add_column("policy updates")
+    numbers = ("iter", "avg", "min", "max", "eps", "calls", "tokens", "$", "acc.", "val.")
+    table = compact_table(*numbers, text=("policy updates",), title="Training summary")
+    table.caption = "avg/min/max: reward; eps: episodes; acc.: accepted updates; val.: score"
     for m in metrics:
         score = m.get("validation_score")
         table.add_row(
@@ -96,15 +100,14 @@ def summary_table(metrics: list[dict[str, Any]]) -> Any:
 
 def usage_table(metrics: list[dict[str, Any]]) -> Any:
     """A rich table of LLM usage per role, summed over iterations."""
-    from rich.table import Table
-
     totals: dict[str, dict[str, float]] = {}
     for m in metrics:
         for role, usage in m.get("usage_by_role", {}).items():
             row = totals.setdefault(role, {})
             for key in ("calls", "failures", "input_tokens", "output_tokens", "cost_usd"):
                 row[key] = row.get(key, 0) + usage.get(key, 0)
-    table = Table("role", "calls", "failures", "input tokens", "output tokens", "$", title="Usage")
+    numbers = ("calls", "failures", "input tokens", "output tokens", "$")
+    table = compact_table(*numbers, lead=("role",), title="Usage")
     for role, row in totals.items():
         table.add_row(
             role,
@@ -126,7 +129,13 @@ def train(
     ),
 ) -> None:
     """Train language policies; an existing run with the same id is resumed."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     from langmarl.api import build_trainer
     from langmarl.config.loading import load_config
@@ -137,7 +146,8 @@ def train(
     if fresh:
         run_id = f"{run_id or resolved.exp_name}-{time.strftime('%Y%m%d-%H%M%S')}"
     logging.getLogger("langmarl.run").setLevel(logging.ERROR)  # the summary counts the rest
-    columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TimeRemainingColumn())  # fmt: skip
     with Progress(*columns, console=console, transient=False) as progress:
         callbacks = [
             LoggingCallback(),
@@ -183,15 +193,15 @@ def _report(trainer: MonteCarloTrainer, metrics: list[dict[str, Any]]) -> None:
 def comparison_table(result: dict[str, Any]) -> Any:
     """A rich table of the initial vs final held-out scores, each with n and a 95%
     interval."""
-    from rich.table import Table
-
     from langmarl.core.intervals import ScoreInterval
 
     initial, final = result["initial"], result["final"]
-    table = Table(title=f"Held-out score · {result['run_id']} · {result['split']}")
-    table.add_column("")
-    table.add_column(f"initial (checkpoint {initial['iteration']})", justify="right")
-    table.add_column(f"final (checkpoint {final['iteration']})", justify="right")
+    table = compact_table(
+        f"initial (checkpoint {initial['iteration']})",
+        f"final (checkpoint {final['iteration']})",
+        lead=("",),
+        title=f"Held-out score · {result['run_id']} · {result['split']}",
+    )
     intervals = [ScoreInterval(**r["interval"]) for r in (initial, final)]
     rows = {
         "mean reward": [f"{i.mean:.3f}" for i in intervals],

@@ -1,0 +1,54 @@
+"""The CLI's tables stay readable at 80 columns: no number is cut to `0.…`."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from rich.console import Console
+
+from langmarl.cli.parl_commands import CURVE_COLUMNS
+from langmarl.cli.train_commands import comparison_table, summary_table, usage_table
+
+ITERATION = {
+    "iteration": 12, "avg_reward": 0.4567, "min_reward": 0.0, "max_reward": 1.0,
+    "num_episodes": 24, "llm_calls": 1234, "total_tokens": 1234567, "cost_usd": 0.01234,
+    "accepted_updates": 1, "validation_score": 0.667,
+    "policy_updates": {"researcher": "accepted: quoting the fact", "answerer": "rejected"},
+    "usage_by_role": {"actor": {"calls": 10, "failures": 0, "input_tokens": 123456,
+                                "output_tokens": 23456, "cost_usd": 0.1234}},
+}  # fmt: skip
+
+
+def render(table: Any) -> str:
+    console = Console(width=80, record=True, file=io.StringIO())
+    console.print(table)
+    return console.export_text()
+
+
+def test_training_tables_keep_every_number_whole() -> None:
+    text = render(summary_table([ITERATION]))
+    for number in ("12", "0.457", "1,234,567", "0.0123", "0.667", "1234"):
+        assert number in text, text
+    assert "…" not in text and max(len(line) for line in text.splitlines()) <= 80
+    usage = render(usage_table([ITERATION]))
+    assert "123,456" in usage and "23,456" in usage and "0.1234" in usage and "…" not in usage
+
+
+def test_the_heldout_comparison_keeps_its_intervals_whole() -> None:
+    side = {"iteration": 0, "failed_episodes": 0,
+            "interval": {"mean": 0.4567, "low": 0.1234, "high": 0.7891, "n": 20,
+                         "method": "wilson"}}  # fmt: skip
+    result = {"run_id": "a-long-run-name-2026", "split": "test", "initial": side,
+              "final": side | {"iteration": 12}}  # fmt: skip
+    text = render(comparison_table(result))
+    assert "[0.123, 0.789]" in text and "0.457" in text and "…" not in text, text
+
+
+def test_the_parl_curve_fits() -> None:
+    from langmarl.cli.common import compact_table
+
+    table = compact_table(*CURVE_COLUMNS.values())
+    table.add_row("12", "0.512", "0.500", "0.100", "3", "4", "9", "2.250")
+    text = render(table)
+    assert "0.512" in text and "2.250" in text and "…" not in text
