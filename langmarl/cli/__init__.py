@@ -54,7 +54,10 @@ def build_app() -> typer.Typer:
             False, "--version", is_eager=True, callback=_print_version, help="Print the version."
         ),
     ) -> None:
+        from langmarl.core.environment import check_environment
+
         setup_logging(verbose)
+        check_environment()
 
     for module in COMMAND_MODULES:
         importlib.import_module(module).register(app)

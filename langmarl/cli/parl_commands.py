@@ -88,12 +88,12 @@ def build_grpo(data: dict[str, Any]) -> tuple[Any, Any]:
     """
     import os
 
+    from langmarl.core.environment import THREADS_ENV_VAR
     from langmarl.core.errors import ConfigError
     from langmarl.core.validation import did_you_mean
     from langmarl.envs.parallel.env import ParallelTasksEnv
     from langmarl.llm.client import LLMClient
     from langmarl.llm.config import LLMConfig
-    from langmarl.llm.local.engine import THREADS_ENV_VAR
     from langmarl.llm.presets import get_llm_config
     from langmarl.parl.grpo_config import OrchestratorGRPOConfig
 
@@ -103,8 +103,8 @@ def build_grpo(data: dict[str, Any]) -> tuple[Any, Any]:
             raise ConfigError(f"unknown section {key!r} in the parl grpo config.{hint} "
                               f"Sections: {', '.join(GRPO_SECTIONS)}")  # fmt: skip
     grpo_config = OrchestratorGRPOConfig.from_mapping(data.get("grpo", {}))
-    if grpo_config.num_threads:
-        os.environ.setdefault(THREADS_ENV_VAR, str(grpo_config.num_threads))
+    if grpo_config.num_threads and not os.environ.get(THREADS_ENV_VAR):  # empty: unset
+        os.environ[THREADS_ENV_VAR] = str(grpo_config.num_threads)
     env_kwargs = dict(data.get("env", {}))
     llm = env_kwargs.pop("subagent_llm", "local")
     llm_config = LLMConfig.from_dict(llm) if isinstance(llm, dict) else get_llm_config(str(llm))

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from langmarl.core.environment import THREADS_ENV_VAR, env_positive_int
 from langmarl.core.errors import ContextLengthError
 from langmarl.llm.local.generation import GenJob, GenOutput, JobCancelled, generate_rows
 from langmarl.llm.local.weights import MODEL_NAME
@@ -35,7 +36,6 @@ from langmarl.llm.types import Message, message_text
 
 log = logging.getLogger(__name__)
 
-THREADS_ENV_VAR = "LANGMARL_TORCH_THREADS"
 
 Loader = Callable[[Any], tuple[Any, Any]]
 """``loader(cache_dir) -> (model, tokenizer)``."""
@@ -76,7 +76,7 @@ class LocalEngine:
         self.model_name = model_name
         self.max_batch = max_batch
         self.batch_window = batch_window
-        self.threads = threads or int(os.environ.get(THREADS_ENV_VAR, 0)) or os.cpu_count() or 1
+        self.threads = threads or env_positive_int(THREADS_ENV_VAR) or os.cpu_count() or 1
         self.model: Any = None
         self.tokenizer: Any = None
         self.context_length = 0
