@@ -100,6 +100,13 @@ def parse_overrides(assignments: list[str] | None) -> dict[str, Any]:
 
 SET_OPTION_HELP = "Override a config value: --set key=value (dotted keys, repeatable)."
 
+BASE_URL = typer.Option(
+    None, "--base-url", help="Address of the --llm server preset, e.g. http://host:9000/v1."
+)
+PORT = typer.Option(
+    None, "--port", min=1, max=65535, help="--base-url http://127.0.0.1:PORT/v1 (langmarl serve)."
+)
+
 CONFIG_ALIAS = typer.Option(None, "--config", help="The config file (same as CONFIG).")
 """``--config FILE``: where a command took its config as an option before CONFIG was
 positional, kept so old command lines still work."""

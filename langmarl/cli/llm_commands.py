@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from langmarl.cli.common import compact_table, console, err_console
+from langmarl.cli.common import BASE_URL, PORT, compact_table, console, err_console
 
 if TYPE_CHECKING:
     from langmarl.llm.server.config import ServeConfig
@@ -56,16 +56,22 @@ def chat(
     llm: str = typer.Option("local", help="Preset name or LLM config file."),
     system: str = typer.Option("", help="System prompt."),
     max_tokens: int = typer.Option(128, min=1, help="Reply length limit."),
+    base_url: str | None = BASE_URL,
+    port: int | None = PORT,
 ) -> None:
     """Ask a model one question and print the reply (the embedded model by default)."""
     from langmarl.llm.client import LLMClient
     from langmarl.llm.presets import get_llm_config
 
-    client = LLMClient(get_llm_config(llm), role="chat")
+    client = LLMClient(get_llm_config(llm, base_url, port), role="chat")
     with console.status(f"Asking {client.config.name} (the first use loads the model)…"):
         reply = client.chat(system, message, max_tokens=max_tokens)
     console.print(f"[bold]{client.config.name}:[/] {reply}", highlight=False)
     console.print(f"[dim]{client.tracker.get_summary_string()}[/]", highlight=False)
+
+
+DEFAULT_SERVE_PORT = 8000
+"""The port the ``langmarl-serve`` preset points at."""
 
 
 def _serve_default(name: str) -> Any:
@@ -127,6 +133,8 @@ def serve(
     shown = f"[{config.host}]" if ":" in config.host else config.host
     port_bound = sock.getsockname()[1]
     console.print(f"Serving {model} at http://{shown}:{port_bound}/v1 (Ctrl-C stops)")
+    if port_bound != DEFAULT_SERVE_PORT:
+        console.print(f"Clients: --llm langmarl-serve --port {port_bound}", highlight=False)
     run_server(config, backend, sock)
 
 

@@ -126,7 +126,8 @@ PRESETS: dict[str, Preset] = {
         _local_server("default", "http://localhost:8000/v1"),
     ),
     "langmarl-serve": Preset(
-        f"{LOCAL_MODEL} behind `langmarl serve` on localhost:8000",
+        f"{LOCAL_MODEL} behind `langmarl serve` on localhost:8000 (elsewhere: --port N or "
+        "--base-url URL, or base_url in the config)",
         _local_server(LOCAL_MODEL, "http://127.0.0.1:8000/v1") | {"max_tokens": 256},
     ),
 }
