@@ -11,10 +11,12 @@ from langmarl.cli import p2p_play
 from langmarl.cli.common import (
     CONFIG_ALIAS,
     SET_OPTION_HELP,
+    compact_table,
     config_argument,
     console,
     parse_overrides,
 )
+from langmarl.cli.p2p_progress import session_progress
 
 
 def register(app: typer.Typer) -> None:
@@ -89,13 +91,17 @@ def run(
 ) -> None:
     """Run one Prompt2Policy session and print its status and best iteration (a killed,
     stopped or failed session continues with `langmarl p2p resume SESSION_DIR`)."""
-    from langmarl.p2p.loop import run_loop
+    from langmarl.p2p.loop import new_session_id, run_loop
 
     path = config_argument(config_file, config_option)
     config = loop_config(env, iterations, timesteps, parse_overrides(overrides), path)
     text, vision = _clients(llm, vlm)
-    with console.status(f"p2p session on {config.env_id} …"):
-        result = run_loop(intent, config, llm=text, vlm=vision, runs_dir=runs_dir)
+    session_id = new_session_id()
+    console.print(f"p2p session {Path(runs_dir) / session_id} on {config.env_id}")
+    with session_progress(Path(runs_dir) / session_id, config.max_iterations):
+        result = run_loop(
+            intent, config, llm=text, vlm=vision, runs_dir=runs_dir, session_id=session_id
+        )
     _report(result, Path(runs_dir) / result.session_id)
 
 
@@ -108,10 +114,13 @@ def resume(
 ) -> None:
     """Continue a killed, stopped or failed session where its files say it stopped (its
     intent and settings come from the session; a finished session is refused)."""
+    from langmarl.p2p.records import SessionRecord
     from langmarl.p2p.resume import resume_session
 
     text, vision = _clients(llm, vlm)
-    with console.status(f"resuming p2p session {session_dir.name} …"):
+    settings = SessionRecord(session_dir).run.read() or {}
+    max_iterations = int((settings.get("config") or {}).get("max_iterations", 0)) or None
+    with session_progress(session_dir, max_iterations or 1):
         result = resume_session(session_dir, llm=text, vlm=vision)
     _report(result, session_dir)
 
@@ -150,11 +159,9 @@ def bench(
     """Run a session per CSV row; report success rate and mean score per group."""
     import time
 
-    from rich.table import Table
-
     from langmarl.core.files import atomic_write_json
     from langmarl.p2p.bench import CaseOutcome, read_cases, summarize
-    from langmarl.p2p.loop import run_loop
+    from langmarl.p2p.loop import new_session_id, run_loop
 
     path = config_argument(config_file, config_option)
     cases = read_cases(cases_csv)
@@ -163,8 +170,13 @@ def bench(
     outcomes = []
     for index, case in enumerate(cases, 1):
         config = loop_config(case.env_id, iterations, timesteps, parse_overrides(overrides), path)
-        with console.status(f"case {index}/{len(cases)}: {case.instruction} ({case.env_id})"):
-            result = run_loop(case.instruction, config, llm=text, vlm=vision, runs_dir=bench_dir)
+        session_id = new_session_id()
+        title = f"case {index}/{len(cases)} ({case.env_id}) · "
+        with session_progress(bench_dir / session_id, config.max_iterations, title):
+            result = run_loop(
+                case.instruction, config, llm=text, vlm=vision, runs_dir=bench_dir,
+                session_id=session_id,
+            )  # fmt: skip
         outcomes.append(
             CaseOutcome(
                 case=case,
@@ -178,7 +190,7 @@ def bench(
     atomic_write_json(
         bench_dir / "bench.json", {"cases": [o.model_dump() for o in outcomes], "summary": summary}
     )
-    table = Table("group", "cases", "success rate", "mean score")
+    table = compact_table("cases", "success rate", "mean score", lead=("group",))
     for name, row in summary.items():
         table.add_row(
             name, str(row["cases"]), f"{row['success_rate']:.0%}", f"{row['mean_score']:.2f}"

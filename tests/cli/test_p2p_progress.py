@@ -1,0 +1,37 @@
+"""A p2p session's phase, read from the files the loop writes as it goes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from langmarl.cli.p2p_progress import Phase, session_phase
+
+
+def test_each_file_the_loop_writes_moves_the_phase_on(tmp_path: Path) -> None:
+    assert session_phase(tmp_path) == Phase(0, "writing the reward (LLM)")
+    it = tmp_path / "iter_1"
+    it.mkdir()
+    (it / "config.json").write_text(json.dumps({"total_timesteps": 2048}))
+    assert session_phase(tmp_path).label == "validating the reward, starting PPO"
+    scalars = it / "metrics" / "scalars.jsonl"
+    scalars.parent.mkdir()
+    rows = [{"type": "train", "step": 512}, {"type": "eval"}, {"type": "train", "step": 1024}]
+    scalars.write_text("".join(json.dumps(r) + "\n" for r in rows) + '{"step": 15')  # mid-write
+    assert session_phase(tmp_path) == Phase(1, "training PPO", 1024, 2048, 0)
+    (it / "summary.json").write_text("{}")
+    assert session_phase(tmp_path).label == "judging"
+    (it / "outcome.json").write_text("{}")
+    assert session_phase(tmp_path) == Phase(1, "revising the reward (LLM)", judged=1)
+    (tmp_path / "iter_2").mkdir()
+    assert session_phase(tmp_path) == Phase(2, "validating the reward, starting PPO", judged=1)
+
+
+def test_seed_runs_of_one_iteration_are_averaged(tmp_path: Path) -> None:
+    it = tmp_path / "iter_3"
+    for run, step in (("a", 100), ("b", 300)):
+        path = it / "runs" / run / "metrics" / "scalars.jsonl"
+        path.parent.mkdir(parents=True)
+        path.write_text(json.dumps({"step": step}) + "\n")
+    phase = session_phase(tmp_path)
+    assert (phase.iteration, phase.done, phase.total) == (3, 200, None)
