@@ -59,6 +59,8 @@ def _train_locked(run: RunConfig, resume: str | None, plot: bool) -> None:
     from langmarl.magrpo.run import build_magrpo_trainer, check_new_run, save_run_config
 
     args = run.trainer_config()
+    if _finished(run, resume):
+        return
     if not resume:
         check_new_run(run)
     trainer = build_magrpo_trainer(run)
@@ -88,6 +90,39 @@ def _train_locked(run: RunConfig, resume: str | None, plot: bool) -> None:
         _plot(args.output_dir)
     if report is not None:
         _print_headline(report)
+
+
+def _finished(run: RunConfig, resume: str | None) -> bool:
+    """Whether ``output_dir`` holds a completed run. Rerunning it refuses (a new run needs
+    a new directory); ``--resume`` says there is nothing left and shows the result.
+
+    Raises:
+        ConfigError: for a rerun without ``--resume`` of a completed run.
+    """
+    from langmarl.core.errors import ConfigError
+    from langmarl.magrpo.heldout import read_report
+    from langmarl.store.run import RunDir
+
+    args = run.trainer_config()
+    output = args.output_dir
+    info = RunDir(output).read() or {}
+    if info.get("status") != "completed":
+        return False
+    recorded = info.get("config") or {}
+    budget = ("max_steps", "num_train_epochs")  # raised: --resume trains the extra steps
+    if resume and any(recorded.get(key) != getattr(args, key) for key in budget):
+        return False
+    report = read_report(output)
+    result = f"; {report.headline()}" if report is not None and report.after else ""
+    step = f"step {info.get('step', '?')} of {info.get('total_steps', '?')}"
+    done = f"{output!r} holds a finished run (completed at {step}{result})"
+    if not resume:
+        raise ConfigError(
+            f"{done}: its results are in {output}/ (metrics.jsonl, heldout.json, curves.png). "
+            "To train again, give it a new directory: --set trainer.output_dir=runs/<new name>"
+        )
+    console.print(f"Nothing to resume: {done}.", soft_wrap=True, highlight=False)
+    return True
 
 
 @contextlib.contextmanager
