@@ -105,3 +105,16 @@ def test_ctrl_c_while_the_embedded_model_generates_does_not_abort(tmp_path: Path
     time.sleep(1.5)  # the worker is now generating the first episodes
     err = _interrupt(process)
     _assert_stopped(process, err, tmp_path / "runs" / "interrupted")
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_weight_space_training(tmp_path: Path) -> None:
+    output = tmp_path / "magrpo"
+    config = Path(__file__).resolve().parents[2] / "configs" / "magrpo" / "quickstart.json"
+    process = _start(["magrpo", "train", str(config), "--no-plot", "--set", "heldout=false",
+                      "--set", f"trainer.output_dir={output}"])  # fmt: skip
+    deadline = time.monotonic() + 120
+    while not (output / "run.json").exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(2)  # inside the first step's generation
+    _assert_stopped(process, _interrupt(process), output)
