@@ -32,8 +32,8 @@ INTERRUPTED_EXIT_CODE = 130
 CANCELLED_EXIT_CODE = 143
 """Exit code of a command ended by SIGTERM (128 + 15, the shell's convention)."""
 INTERRUPT_MESSAGES = {
-    INTERRUPTED_EXIT_CODE: "stopped (Ctrl-C): the run in progress is saved as `stopped`",
-    CANCELLED_EXIT_CODE: "cancelled (SIGTERM): the run in progress is saved as `cancelled`",
+    INTERRUPTED_EXIT_CODE: "stopped (Ctrl-C); a run in progress is saved as `stopped`",
+    CANCELLED_EXIT_CODE: "cancelled (SIGTERM); a run in progress is saved as `cancelled`",
 }
 
 
