@@ -23,7 +23,7 @@ def piston_id(index: int) -> str:
 def _where(offset: float) -> str:
     """The ball's side as seen from a piston (``offset`` = ball x - piston centre)."""
     if abs(offset) < 0.5:
-        return "right above you"
+        return "over you"
     side = "left" if offset < 0 else "right"
     return f"{abs(offset):.1f} pistons to your {side}"
 
@@ -31,10 +31,10 @@ def _where(offset: float) -> str:
 def _motion(vx: float, vy: float) -> str:
     parts = []
     if abs(vx) >= AT_REST:
-        parts.append(f"rolling {'left' if vx < 0 else 'right'} at {abs(vx):.2f}")
+        parts.append(f"rolling {'left' if vx < 0 else 'right'} {abs(vx):.2f}")
     if abs(vy) >= AT_REST:
-        parts.append(f"{'falling' if vy < 0 else 'rising'} at {abs(vy):.2f}")
-    return " and ".join(parts) + " pistons per cycle" if parts else "at rest"
+        parts.append(f"{'falling' if vy < 0 else 'rising'} {abs(vy):.2f}")
+    return ", ".join(parts) + " per cycle" if parts else "at rest"
 
 
 def observe(
@@ -48,9 +48,9 @@ def observe(
     """What piston ``index`` reads before acting in ``cycle`` (1-based)."""
     offset = state.ball.x - (index + 0.5)
     gap = state.ball.bottom - state.tops[index]
-    gap_text = f"its bottom {gap:.1f} pistons above your head" if gap >= 0.05 else "on you"
+    gap_text = f"{gap:.1f} above your head" if gap >= 0.05 else "touching you"
     if abs(offset) >= state.ball.radius + 0.5:
-        gap_text = f"its bottom {state.ball.bottom:.1f} pistons above the floor"
+        gap_text = f"{state.ball.bottom:.1f} above the floor"
     return Template(prompts.OBSERVATION).substitute(
         agent_id=piston_id(index),
         number=index + 1,

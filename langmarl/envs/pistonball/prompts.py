@@ -21,20 +21,16 @@ ROLE = "piston $number of $num_pistons from the left wall"
 
 REGION_ROLE = "pistons $first to $last (as a group: each gets this section's feedback)"
 
-POLICY = (
-    "You are $agent_id, one piston in a row of pistons that must move a ball to the left "
-    "wall. Each turn you read your height and where the ball is. $reply_rule"
-)
+POLICY = "You are $agent_id, a piston. Help your team roll the ball to the left wall. $reply_rule"
 
 REPLY_RULE = {
-    "discrete": "Reply with one word: up, down or stay.",
-    "continuous": "Reply with one number from -1 (down) to 1 (up).",
+    "discrete": "Reply up, down or stay.",
+    "continuous": "Reply a number from -1 (down) to 1 (up).",
 }
 
+# Short on purpose: every piston reads one each cycle, and prompt tokens are most of what
+# the embedded model spends per request (about 150 tokens with a longer wording, 80 now).
 OBSERVATION = """\
-You are $agent_id, piston $number of $num_pistons from the left wall. Cycle $cycle of \
-$max_cycles.
-Your height: $height of $max_height.
-Ball: $where, $gap; $motion.
-Goal: move the ball to the left wall.
+$agent_id ($number of $num_pistons from the left wall), cycle $cycle of $max_cycles.
+Your height: $height of $max_height. Ball, in piston widths: $where, $gap; $motion.
 $reply_rule"""

@@ -56,14 +56,14 @@ async def test_each_piston_asks_with_its_own_policy_and_observation() -> None:
     systems = [message_text(r.messages[0]) for r in requests]
     users = [message_text(r.messages[1]) for r in requests]
     assert systems == [f"policy of piston_{i}" for i in range(6)]
-    assert [u.split(",")[0] for u in users] == [f"You are piston_{i}" for i in range(6)]
+    assert [u.split(" ")[0] for u in users] == [f"piston_{i}" for i in range(6)]
 
 
 async def test_trajectory_summarises_each_piston_by_segment() -> None:
     config = CONFIG.model_copy(update={"max_cycles": 10, "critic_segments": 3})
 
     def reply(request: ChatRequest) -> str:
-        return "garbage" if "You are piston_2," in message_text(request.messages[1]) else "stay"
+        return "garbage" if message_text(request.messages[1]).startswith("piston_2 (") else "stay"
 
     env = PistonballEnv(config, llm=ScriptedLLM(reply))
     trajectory = await env.collect_trajectory(env.default_policies(), {"seed": 7})
@@ -76,7 +76,7 @@ async def test_trajectory_summarises_each_piston_by_segment() -> None:
     rewards = trajectory.metadata["log"]["reward"]
     assert step.reward == pytest.approx(sum(rewards[:3]), abs=1e-3)
     assert f"team reward {step.reward:+.1f}; reply e.g. 'garbage'" in step.action
-    assert step.observation.startswith("You are piston_2")
+    assert step.observation.startswith("piston_2 (3 of 6 from the left wall), cycle 1 of 10.")
     meta = trajectory.metadata
     assert meta["parse_failures"] == 10
     assert meta["parse_failures_by_agent"]["piston_2"] == 10

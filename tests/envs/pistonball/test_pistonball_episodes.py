@@ -103,14 +103,14 @@ def test_step_api_plays_cycle_by_cycle() -> None:
     env = PistonballEnv(config)
     first = env.reset({"seed": 0})
     assert list(first) == env.agent_ids == ["piston_0", "piston_1", "piston_2", "piston_3"]
-    assert first["piston_3"].startswith("You are piston_3, piston 4 of 4")
+    assert first["piston_3"].startswith("piston_3 (4 of 4 from the left wall), cycle 1 of 2.")
     assert env.step("piston_0", "stay") == ("", 0.0, False, {"waiting": True})
     with pytest.raises(EnvError, match="It is piston_1's turn"):
         env.step("piston_2", "up")
     env.step("piston_1", "what?")
     env.step("piston_2", "stay")
     observation, reward, done, info = env.step("piston_3", "stay")
-    assert observation.startswith("You are piston_3") and "Cycle 2 of 2" in observation
+    assert observation.startswith("piston_3 (4 of 4 from the left wall), cycle 2 of 2.")
     assert not done
     assert info["parse_failures"] == 1
     assert reward == pytest.approx(-0.1)  # the ball rests: only the time penalty

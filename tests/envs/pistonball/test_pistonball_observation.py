@@ -14,23 +14,22 @@ def _state(ball_x: float, vx: float = 0.0, vy: float = 0.0) -> PhysicsState:
 def test_observation_names_the_piston_its_height_and_the_reply_format() -> None:
     text = observe(_state(2.5), 0, cycle=4, max_cycles=50, action_mode="discrete")
     assert text.splitlines() == [
-        "You are piston_0, piston 1 of 3 from the left wall. Cycle 4 of 50.",
-        "Your height: 3 of 16.",
-        "Ball: 2.0 pistons to your right, its bottom 1.2 pistons above the floor; at rest.",
-        "Goal: move the ball to the left wall.",
-        "Reply with one word: up, down or stay.",
+        "piston_0 (1 of 3 from the left wall), cycle 4 of 50.",
+        "Your height: 3 of 16. Ball, in piston widths: 2.0 pistons to your right, 1.2 above "
+        "the floor; at rest.",
+        "Reply up, down or stay.",
     ]
 
 
 def test_ball_above_a_piston_reports_the_gap_and_its_motion() -> None:
     text = observe(_state(1.6, vx=-0.25, vy=-0.1), 1, cycle=1, max_cycles=9,
                    action_mode="continuous")  # fmt: skip
-    assert "Ball: right above you, its bottom 0.4 pistons above your head" in text
-    assert "rolling left at 0.25 and falling at 0.10 pistons per cycle" in text
-    assert text.endswith("Reply with one number from -1 (down) to 1 (up).")
+    assert "Ball, in piston widths: over you, 0.4 above your head;" in text
+    assert "; rolling left 0.25, falling 0.10 per cycle." in text
+    assert text.endswith("\nReply a number from -1 (down) to 1 (up).")
 
 
 def test_ball_to_the_left() -> None:
     text = observe(_state(0.9, vx=0.5), 2, cycle=1, max_cycles=9, action_mode="discrete")
-    assert "Ball: 1.6 pistons to your left, its bottom 1.2 pistons above the floor" in text
-    assert "rolling right at 0.50 pistons per cycle" in text
+    assert "Ball, in piston widths: 1.6 pistons to your left, 1.2 above the floor;" in text
+    assert "; rolling right 0.50 per cycle." in text
