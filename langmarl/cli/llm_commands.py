@@ -92,7 +92,12 @@ def _require_server() -> None:
 
 
 def serve(
-    model: str = typer.Option("local", help="Model to serve (only 'local' is supported)."),
+    model: str = typer.Option(
+        "local",
+        help="The causal LM to serve: 'local' (the embedded SmolLM2), a model directory, a "
+        "weight-space checkpoint's agent folder (runs/X/checkpoints/step-N/agent-0) or a "
+        "Hugging Face hub id.",
+    ),
     host: str = typer.Option(
         _serve_default("host"), help="Address to bind; non-loopback needs --api-key."
     ),
@@ -107,14 +112,15 @@ def serve(
         _serve_default("max_tokens_cap"), help="Largest max_tokens a request may ask for."
     ),
 ) -> None:
-    """Serve the embedded model over an OpenAI-compatible HTTP API."""
-    from langmarl.core.errors import ConfigError
+    """Serve a causal LM in process (the embedded model by default) over an
+    OpenAI-compatible HTTP API."""
+    from langmarl.llm.local.models import resolve_model
     from langmarl.llm.server import bind_socket, check_bind
 
-    if model != "local":
-        raise ConfigError(f"Only the embedded model can be served; got --model {model!r}.")
+    source = resolve_model(model)  # a path that is no model: one line, before anything loads
     _require_server()
     config = _serve_config(
+        model=None if source.kind == "embedded" else model,
         host=host,
         port=port,
         api_key=api_key,
@@ -123,16 +129,18 @@ def serve(
     )
     check_bind(config.host, config.api_key)
     sock = bind_socket(config.host, config.port)  # before the model loads: fail fast
-    with console.status("Loading the embedded model…"):
-        from langmarl.llm.local.backend import LocalBackend
-        from langmarl.llm.presets import preset_config
+    with console.status(f"Loading {source.label}…"):
+        from langmarl.llm.server.app import local_backend
         from langmarl.llm.server.app import serve as run_server
 
-        backend = LocalBackend(preset_config("local"))
+        backend = local_backend(config)
         backend.engine.start()
     shown = f"[{config.host}]" if ":" in config.host else config.host
     port_bound = sock.getsockname()[1]
-    console.print(f"Serving {model} at http://{shown}:{port_bound}/v1 (Ctrl-C stops)")
+    console.print(
+        f"Serving {source.label} at http://{shown}:{port_bound}/v1 (Ctrl-C stops)",
+        soft_wrap=True,
+    )
     if port_bound != DEFAULT_SERVE_PORT:
         console.print(f"Clients: --llm langmarl-serve --port {port_bound}", highlight=False)
     run_server(config, backend, sock)

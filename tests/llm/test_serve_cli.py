@@ -48,3 +48,19 @@ def test_config_checks_its_limits() -> None:
         ServeConfig(max_tokens_cap=8192).check_context(8192)
     with pytest.raises(ConfigError, match="another --host"):
         bind_socket("no-such-host.invalid", 0)
+
+
+def test_a_model_that_is_not_one_is_one_line_before_loading(tmp_path) -> None:
+    result = serve("--model", str(tmp_path / "nothing-here"), "--port", "0")
+    assert result.returncode == 1
+    lines = (result.stdout + result.stderr).strip().splitlines()
+    assert len(lines) == 1 and "neither a model directory nor a Hugging Face hub id" in lines[0]
+
+
+def test_the_served_model_is_the_one_named(tmp_path) -> None:
+    from langmarl.llm.local.weights import MODEL_NAME
+    from langmarl.llm.server.app import local_backend
+
+    (tmp_path / "config.json").write_text("{}")  # a save_pretrained directory (not loaded)
+    assert local_backend(ServeConfig(model=str(tmp_path))).engine.model_name == str(tmp_path)
+    assert local_backend(ServeConfig()).engine.model_name == MODEL_NAME
