@@ -5,6 +5,10 @@ the piston moving ``4 px x move``). Both modes read the first action word (up/ra
 down/lower/drop, stay/hold/wait/still) or, failing that, the first number; numbers are
 clipped to [-1, 1], and in discrete mode a number's sign picks up or down (|x| < 1/3: stay).
 
+The instruction's list of options ("up, down or stay", "-1 (down) to 1 (up)") is removed
+first: small models often echo their prompt, and an echo is not a decision (it would read as
+"up" every time).
+
 A reply with neither takes the documented fallback: **stay** (move 0), reported as
 ``ok=False`` so the episode counts it as a parse failure instead of hiding it.
 """
@@ -34,6 +38,7 @@ FALLBACK = 0.0
 DEAD_ZONE = 1 / 3
 """In discrete mode a number within this of 0 means stay."""
 
+_ECHO = re.compile(r"up,?\s*down,?\s*or\s*stay|-1\s*\(down\)\s*to\s*1\s*\(up\)", re.IGNORECASE)
 _WORD = re.compile(r"\b(" + "|".join(WORDS) + r")\b", re.IGNORECASE)
 _NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)")
 
@@ -52,6 +57,7 @@ class Move:
 
 
 def _read(reply: str) -> float | None:
+    reply = _ECHO.sub(" ", reply)
     word = _WORD.search(reply)
     if word:
         return WORDS[word.group(1).lower()]

@@ -33,7 +33,17 @@ def test_continuous_replies_keep_the_number_clipped(reply: str, value: float) ->
     assert parse_move(reply, "continuous") == Move(value)
 
 
-@pytest.mark.parametrize("reply", ["", "I am piston_3", "hmm?", "banana"])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "",
+        "I am piston_3",
+        "hmm?",
+        "You are piston_1, a piston. Help your team roll the ball to the left wall. "
+        "Reply up, down or stay.",  # an echo of the prompt is not a decision
+        "Reply a number from -1 (down) to 1 (up).",
+    ],
+)
 def test_unreadable_replies_stay_and_are_flagged(reply: str) -> None:
     for mode in ("discrete", "continuous"):
         move = parse_move(reply, mode)  # type: ignore[arg-type]
@@ -43,6 +53,7 @@ def test_unreadable_replies_stay_and_are_flagged(reply: str) -> None:
 
 def test_the_first_action_word_wins_over_later_ones_and_numbers() -> None:
     assert parse_move("down, not up; 1", "discrete").value == -1.0
+    assert parse_move("Reply up, down or stay. Down.", "discrete").value == -1.0
 
 
 def test_move_names() -> None:
