@@ -131,3 +131,21 @@ def test_config_keeps_one_agent_per_piston() -> None:
         PistonballConfig(num_pistons=7, num_agents=3)
     with pytest.raises(ValueError, match="greater than or equal to 2"):
         PistonballConfig(num_pistons=1)
+
+
+async def test_concurrent_episodes_do_not_share_state() -> None:
+    import asyncio
+
+    config = PistonballConfig(num_pistons=5, max_cycles=12)  # random drop and spin
+
+    def reply(request: ChatRequest) -> str:
+        return ("up", "down", "stay")[len(message_text(request.messages[1])) % 3]
+
+    env = PistonballEnv(config, llm=ScriptedLLM(reply, latency=0.001))
+    policies = env.default_policies()
+    alone = [await env.collect_trajectory(policies, {"seed": s}) for s in (1, 2, 3)]
+    together = await asyncio.gather(
+        *(env.collect_trajectory(policies, {"seed": s}) for s in (1, 2, 3))
+    )
+    assert [t.metadata["log"] for t in together] == [t.metadata["log"] for t in alone]
+    assert len({str(t.metadata["log"]["ball_x"]) for t in alone}) == 3
