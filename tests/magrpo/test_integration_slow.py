@@ -116,7 +116,9 @@ def test_cli_trains_the_poster_task_and_reports_heldout_before_and_after(tmp_pat
 
     again = CliRunner().invoke(build_app(), args)  # the same output_dir: refused, nothing lost
     assert again.exit_code != 0
-    assert "--resume latest" in str(again.exception) + again.output
+    said = str(again.exception) + again.output
+    assert "holds a finished run" in said and "--set trainer.output_dir=" in said
+    assert (run_dir / "checkpoints" / "step-000001" / "agent-1").is_dir()
 
     result = CliRunner().invoke(build_app(), ["magrpo", "eval", str(run_dir), "-n", "2"])
     assert result.exit_code == 0, result.output
