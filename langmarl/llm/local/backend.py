@@ -7,6 +7,7 @@ import asyncio
 from langmarl.core.errors import LLMError
 from langmarl.llm.config import LLMConfig
 from langmarl.llm.local.engine import LocalEngine, shared_engine
+from langmarl.llm.local.engines import ENGINE_PARAM
 from langmarl.llm.local.generation import GenJob, TextCallback
 from langmarl.llm.types import ChatRequest, ChatResult, has_images
 
@@ -21,7 +22,10 @@ class LocalBackend:
     folder, a hub id: :mod:`langmarl.llm.local.models`).
 
     ``extra_params={"cache_dir": ...}`` in the config chooses where converted weights are
-    cached. Unset sampling settings use SmolLM2's recommended temperature 0.2 and top-p 0.9.
+    cached, ``extra_params={"engine": "int8" | "transformers" | "bf16"}`` how the model runs
+    (:mod:`langmarl.llm.local.engines`; default ``$LANGMARL_LOCAL_ENGINE``, else int8 for the
+    embedded model and transformers fp32 for others). Unset sampling settings use SmolLM2's
+    recommended temperature 0.2 and top-p 0.9.
     """
 
     endpoint = "local"
@@ -30,12 +34,15 @@ class LocalBackend:
         self.config = config
         self._engine = engine
         self._cache_dir = config.extra_params.get(CACHE_DIR_PARAM)
+        self._engine_name = config.extra_params.get(ENGINE_PARAM)
 
     @property
     def engine(self) -> LocalEngine:
         """The engine (loading the model on first use)."""
         if self._engine is None:
-            self._engine = shared_engine(self._cache_dir, self.config.model_string)
+            self._engine = shared_engine(
+                self._cache_dir, self.config.model_string, self._engine_name
+            )
         return self._engine
 
     def job(

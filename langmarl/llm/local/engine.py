@@ -30,7 +30,8 @@ from typing import Any
 
 from langmarl.core.environment import THREADS_ENV_VAR, env_positive_int
 from langmarl.core.errors import ContextLengthError
-from langmarl.llm.local.generation import GenJob, GenOutput, JobCancelled, generate_rows
+from langmarl.llm.local.engines import EngineKind, Generate, load_engine, resolve_engine
+from langmarl.llm.local.generation import GenJob, GenOutput, JobCancelled
 from langmarl.llm.local.weights import MODEL_NAME
 from langmarl.llm.types import Message, message_text
 
@@ -60,6 +61,8 @@ class LocalEngine:
         loader: Loads ``(model, tokenizer)`` from ``cache_dir`` (default: the embedded
             SmolLM2 weights; :func:`shared_engine` passes another model's; tests pass a fake).
         model_name: The name requests and errors report.
+        engine_kind: How the loaded model runs (:mod:`langmarl.llm.local.engines`; default: the
+            environment's or default engine, ``"transformers"`` for a custom ``loader``).
     """
 
     def __init__(
@@ -70,10 +73,13 @@ class LocalEngine:
         threads: int | None = None,
         loader: Loader | None = None,
         model_name: str = MODEL_NAME,
+        engine_kind: EngineKind | None = None,
     ) -> None:
         self.cache_dir = cache_dir
         self.loader = loader
         self.model_name = model_name
+        self.engine_kind: EngineKind = engine_kind or resolve_engine(None, loader is None)
+        self._generate: Generate | None = None
         self.max_batch = max_batch
         self.batch_window = batch_window
         self.threads = threads or env_positive_int(THREADS_ENV_VAR) or os.cpu_count() or 1
@@ -116,13 +122,18 @@ class LocalEngine:
         try:
             import torch
 
-            from langmarl.llm.local.weights import load_model
-
             torch.set_num_threads(self.threads)
             began = time.monotonic()
-            self.model, self.tokenizer = (self.loader or load_model)(self.cache_dir)
+            self.model, self.tokenizer, self._generate = load_engine(
+                self.engine_kind, self.loader, self.cache_dir, self.threads
+            )
             self.context_length = int(self.model.config.max_position_embeddings)
-            log.info("%s loaded in %.1f s", self.model_name, time.monotonic() - began)
+            log.info(
+                "%s loaded in %.1f s (engine %s)",
+                self.model_name,
+                time.monotonic() - began,
+                self.engine_kind,
+            )
         except BaseException as exc:  # handed to start()'s caller
             failure.append(exc)
             return
@@ -218,7 +229,7 @@ class LocalEngine:
     def _run_batch(self, batch: list[_Pending]) -> None:
         """Generate ``batch`` and resolve each future with its own output or error."""
         try:
-            results = generate_rows(self.model, self.tokenizer, [p.job for p in batch])
+            results = self._generate_jobs([p.job for p in batch])
         except Exception as exc:  # the shared model call failed
             results = self._one_at_a_time(batch, exc)
         self.batches += 1
@@ -231,6 +242,11 @@ class LocalEngine:
             else:
                 log.warning("Embedded model request failed alone in its batch: %r", result)
             pending.future.set_exception(result)
+
+    def _generate_jobs(self, jobs: list[GenJob]) -> list[GenOutput | Exception]:
+        if self._generate is None:
+            raise RuntimeError("the engine is not started")
+        return self._generate(jobs)
 
     def _one_at_a_time(
         self, batch: list[_Pending], error: Exception
@@ -246,7 +262,7 @@ class LocalEngine:
                 results.append(error)
                 continue
             try:
-                results += generate_rows(self.model, self.tokenizer, [pending.job])
+                results += self._generate_jobs([pending.job])
             except Exception as exc:
                 log.error("Embedded model generation failed", exc_info=exc)
                 results.append(exc)
@@ -268,24 +284,33 @@ _ENGINES_LOCK = threading.Lock()
 
 
 def shared_engine(
-    cache_dir: str | Path | None = None, model_string: str | None = None
+    cache_dir: str | Path | None = None,
+    model_string: str | None = None,
+    engine: str | None = None,
 ) -> LocalEngine:
-    """The process's engine for ``model_string`` (default: the embedded model) and
-    ``cache_dir``: one copy of each model in memory however many clients.
+    """The process's engine for ``model_string`` (default: the embedded model), ``cache_dir``
+    and ``engine`` (a name of :mod:`langmarl.llm.local.engines`; default: the environment's
+    or the model's default): one copy of each model in memory however many clients.
 
     Kept process-wide on purpose: a model takes up to GBs and batching only helps when every
     client's requests meet in one queue.
 
     Raises:
-        ConfigError: if ``model_string`` names no model (see :func:`resolve_model`).
+        ConfigError: if ``model_string`` names no model (see :func:`resolve_model`) or
+            ``engine`` no engine.
     """
     from langmarl.llm.local.models import load_source, resolve_model
 
     source = resolve_model(model_string)
+    kind = resolve_engine(engine, embedded=source.kind == "embedded")
+    if source.kind != "embedded" and kind == "transformers" and not engine:
+        log.info("local engine: %s runs as loaded (fp32 transformers)", source.label)
     cache = str(Path(cache_dir).expanduser().resolve()) if cache_dir else ""
-    key = f"{source.kind}:{source.location}|{cache}"
+    key = f"{source.kind}:{source.location}|{cache}|{kind}"
     with _ENGINES_LOCK:
         if key not in _ENGINES:
             loader = None if source.kind == "embedded" else functools.partial(load_source, source)
-            _ENGINES[key] = LocalEngine(cache_dir, loader=loader, model_name=source.label)
+            _ENGINES[key] = LocalEngine(
+                cache_dir, loader=loader, model_name=source.label, engine_kind=kind
+            )
         return _ENGINES[key]

@@ -104,7 +104,7 @@ def left_pad(prompts: list[list[int]], pad_id: int) -> tuple[torch.Tensor, torch
     return ids, mask
 
 
-class _Row:
+class Row:
     """Decoding state of one job; a row that raises keeps the error as its result."""
 
     def __init__(self, job: GenJob, decode: Callable[[list[int]], str]) -> None:
@@ -166,7 +166,7 @@ class _Row:
         return GenOutput(self.text, self.tokens, self.finish_reason)
 
 
-def _advance(rows: list[_Row], logits: torch.Tensor, eos_ids: set[int]) -> list[int]:
+def _advance(rows: list[Row], logits: torch.Tensor, eos_ids: set[int]) -> list[int]:
     """Sample and push the next token of each row; returns each row's token.
 
     Args:
@@ -215,7 +215,7 @@ def generate_rows(model: Any, tokenizer: Any, jobs: list[GenJob]) -> list[GenOut
     def decode(tokens: list[int]) -> str:
         return str(tokenizer.decode(tokens, skip_special_tokens=True))
 
-    rows = [_Row(job, decode) for job in jobs]
+    rows = [Row(job, decode) for job in jobs]
     active = [row for row in rows if not row.done]
     if active:
         input_ids, mask = left_pad([row.job.prompt_ids for row in active], pad_id)
