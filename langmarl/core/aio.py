@@ -12,10 +12,9 @@ import asyncio
 import concurrent.futures
 import functools
 from collections.abc import Callable, Coroutine
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 T = TypeVar("T")
-S = TypeVar("S")
 P = ParamSpec("P")
 
 
@@ -30,18 +29,16 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
         return pool.submit(asyncio.run, coro).result()
 
 
-def blocking(
-    method: Callable[Concatenate[S, P], Coroutine[Any, Any, T]],
-) -> Callable[Concatenate[S, P], T]:
-    """The blocking twin of an async method ``aname``: named ``name``, same arguments, run
-    with :func:`run_sync`."""
+def blocking(function: Callable[P, Coroutine[Any, Any, T]]) -> Callable[P, T]:
+    """The blocking twin of an async function or method ``aname``: named ``name``, same
+    arguments, run with :func:`run_sync`."""
 
-    @functools.wraps(method)
-    def twin(self: S, *args: P.args, **kwargs: P.kwargs) -> T:
-        return run_sync(method(self, *args, **kwargs))
+    @functools.wraps(function)
+    def twin(*args: P.args, **kwargs: P.kwargs) -> T:
+        return run_sync(function(*args, **kwargs))
 
-    twin.__name__ = twin.__qualname__ = method.__name__.removeprefix("a")
-    twin.__doc__ = f"Blocking ``{method.__name__}``: same arguments, same result."
+    twin.__name__ = twin.__qualname__ = function.__name__.removeprefix("a")
+    twin.__doc__ = f"Blocking ``{function.__name__}``: same arguments, same result."
     return twin
 
 

@@ -98,6 +98,32 @@ class BaseEnvironment(ABC):
         """Set the client the actors use."""
         self.llm = client
 
+    def check_policies(self, policies: Policies) -> None:
+        """Raise ``EnvError`` unless ``policies`` has a policy for every agent."""
+        from langmarl.core.errors import EnvError
+
+        missing = [a for a in self.agent_ids if a not in policies]
+        if missing:
+            raise EnvError(
+                f"No policy for agents {missing} (got {sorted(policies)}); policies must be "
+                f"keyed by the environment's agent ids {self.agent_ids}."
+            )
+
+    def actor_for(self, policies: Policies) -> LLMClient:
+        """The actor client, once ``policies`` cover every agent: what an episode checks
+        before it starts.
+
+        Raises:
+            EnvError: if an agent has no policy, or no actor LLM is set.
+        """
+        from langmarl.core.errors import EnvError
+
+        self.check_policies(policies)
+        if self.llm is None:
+            name = type(self).__name__
+            raise EnvError(f"{name} has no actor LLM: call env.set_llm(client) first.")
+        return self.llm
+
     @abstractmethod
     def reset(self, task: dict[str, Any]) -> dict[AgentId, str]:
         """Start an episode on ``task``; return each agent's first observation."""

@@ -50,10 +50,6 @@ def langmarl(*args: str) -> list[str]:
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     """(URL, runs dir) of a dashboard over a runs dir holding one real embedded-model run."""
-    assert Path(CHROMIUM).is_file(), (
-        f"no Chromium at {CHROMIUM}: install Debian's chromium package (python3 dev.py setup "
-        "does, as root) or point LANGMARL_CHROMIUM at one"
-    )
     base = tmp_path_factory.mktemp("dashboard")
     runs = base / "runs"
     config = base / "tiny.json"
@@ -79,6 +75,23 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
         server.wait(timeout=30)
 
 
+@pytest.fixture
+def browser_page() -> Iterator[tuple[Page, list[str]]]:
+    """A fresh page in headless Chromium, and the script errors it raises."""
+    assert Path(CHROMIUM).is_file(), (
+        f"no Chromium at {CHROMIUM}: install Debian's chromium package (python3 dev.py setup "
+        "does, as root) or point LANGMARL_CHROMIUM at one"
+    )
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.set_default_timeout(TIMEOUT_MS)
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        yield page, errors
+        browser.close()
+
+
 def screenshot(page: Page, name: str, folder: Path) -> None:
     page.screenshot(path=str(folder / name), full_page=True)
     if os.environ.get("LANGMARL_SAVE_SCREENSHOTS") == "1":
@@ -97,65 +110,60 @@ def wait_for_run(url: str, run_id: str) -> dict[str, object]:
     raise AssertionError(f"run {run_id} never wrote a metrics line")
 
 
-def test_the_dashboard_in_a_real_browser(served: tuple[str, Path], tmp_path: Path) -> None:
+def test_the_dashboard_in_a_real_browser(
+    served: tuple[str, Path], browser_page: tuple[Page, list[str]], tmp_path: Path
+) -> None:
     url, runs = served
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.set_default_timeout(TIMEOUT_MS)
-        errors: list[str] = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
+    page, errors = browser_page
+    # the runs list: the embedded-model run, completed, with its sparkline
+    page.goto(f"{url}/")
+    row = page.locator("tr[data-run='tiny-qa']")
+    expect(row).to_contain_text("completed")
+    expect(row.locator("svg.sparkline path")).to_have_count(1)
+    screenshot(page, "runs.png", tmp_path)
 
-        # the runs list: the embedded-model run, completed, with its sparkline
-        page.goto(f"{url}/")
-        row = page.locator("tr[data-run='tiny-qa']")
-        expect(row).to_contain_text("completed")
-        expect(row.locator("svg.sparkline path")).to_have_count(1)
-        screenshot(page, "runs.png", tmp_path)
+    # click into the run: its reward curve (two iterations) and a policy diff
+    row.locator("a.run-link").click()
+    curve = page.locator("figure.chart-main path.series")
+    expect(curve).to_have_count(1)
+    assert " L" in (curve.get_attribute("d") or ""), "the reward curve has one point only"
+    added = page.locator("#policy-evolution .diff-add")
+    expect(added.first).to_be_visible()
+    policies = httpx.get(f"{url}/api/runs/tiny-qa/policies?iteration=2", timeout=10).json()
+    newest = next(iter(policies["checkpoints"][0]["policies"].values()))
+    assert newest.splitlines()[-1].strip() in page.locator("#policy-evolution").inner_text()
+    expect(page.locator("#trajectories .episode").first).to_be_visible()
+    screenshot(page, "run.png", tmp_path)
 
-        # click into the run: its reward curve (two iterations) and a policy diff
-        row.locator("a.run-link").click()
-        curve = page.locator("figure.chart-main path.series")
-        expect(curve).to_have_count(1)
-        assert " L" in (curve.get_attribute("d") or ""), "the reward curve has one point only"
-        added = page.locator("#policy-evolution .diff-add")
-        expect(added.first).to_be_visible()
-        policies = httpx.get(f"{url}/api/runs/tiny-qa/policies?iteration=2", timeout=10).json()
-        newest = next(iter(policies["checkpoints"][0]["policies"].values()))
-        assert newest.splitlines()[-1].strip() in page.locator("#policy-evolution").inner_text()
-        expect(page.locator("#trajectories .episode").first).to_be_visible()
-        screenshot(page, "run.png", tmp_path)
+    # start a tiny job from the jobs page, see it run, stop it: its run ends cancelled
+    page.goto(f"{url}/#/jobs")
+    job_config = tiny_language_config(exp_name="job", num_iterations=40)
+    page.fill("textarea[name=config]", json.dumps(job_config, indent=1))
+    page.fill("textarea[name=overrides]", "trajectories_per_iteration=1")
+    page.click("form.job-form button[type=submit]")
+    job_row = page.locator("tr[data-job]").first
+    expect(job_row).to_have_attribute("data-state", "running")
+    job_id = job_row.get_attribute("data-job") or ""
+    wait_for_run(url, job_id)
+    job_row.locator("button", has_text="cancel").click()
+    expect(page.locator(f"tr[data-job='{job_id}']")).to_have_attribute("data-state", "cancelled")
+    screenshot(page, "jobs.png", tmp_path)
+    record = json.loads((runs / job_id / "run.json").read_text())
+    assert record["status"] == "cancelled", record
 
-        # start a tiny job from the jobs page, see it run, stop it: its run ends cancelled
-        page.goto(f"{url}/#/jobs")
-        job_config = tiny_language_config(exp_name="job", num_iterations=40)
-        page.fill("textarea[name=config]", json.dumps(job_config, indent=1))
-        page.fill("textarea[name=overrides]", "trajectories_per_iteration=1")
-        page.click("form.job-form button[type=submit]")
-        job_row = page.locator("tr[data-job]").first
-        expect(job_row).to_have_attribute("data-state", "running")
-        job_id = job_row.get_attribute("data-job") or ""
-        wait_for_run(url, job_id)
-        job_row.locator("button", has_text="cancel").click()
-        expect(page.locator(f"tr[data-job='{job_id}']")).to_have_attribute(
-            "data-state", "cancelled"
-        )
-        screenshot(page, "jobs.png", tmp_path)
-        record = json.loads((runs / job_id / "run.json").read_text())
-        assert record["status"] == "cancelled", record
-
-        # compare the two runs' reward curves
-        page.goto(f"{url}/")
-        for run_id in ("tiny-qa", job_id):
-            page.locator(f"tr[data-run='{run_id}'] input[type=checkbox]").check()
-        page.click("#compare-selected")
-        expect(page.locator("svg.chart path.series")).to_have_count(2)
-        screenshot(page, "compare.png", tmp_path)
-        browser.close()
+    # compare the two runs' reward curves
+    page.goto(f"{url}/")
+    for run_id in ("tiny-qa", job_id):
+        page.locator(f"tr[data-run='{run_id}'] input[type=checkbox]").check()
+    page.click("#compare-selected")
+    expect(page.locator("svg.chart path.series")).to_have_count(2)
+    screenshot(page, "compare.png", tmp_path)
     assert not errors, errors
 
 
-def test_the_weight_and_reward_space_pages_render(tmp_path: Path) -> None:
+def test_the_weight_and_reward_space_pages_render(
+    browser_page: tuple[Page, list[str]], tmp_path: Path
+) -> None:
     """A MAGRPO run, a PARL GRPO run and a Prompt2Policy session (the API tests' runs):
     each run page shows its space's own sections, without a script error."""
     from web_fixtures import grpo_run, magrpo_run, session_run
@@ -165,12 +173,8 @@ def test_the_weight_and_reward_space_pages_render(tmp_path: Path) -> None:
 
     root = tmp_path / "runs"
     magrpo_run(root / "mag"), grpo_run(root / "grpo"), session_run(root / "session")
-    with live_server(create_app(root)) as url, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.set_default_timeout(TIMEOUT_MS)
-        errors: list[str] = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
+    page, errors = browser_page
+    with live_server(create_app(root)) as url:
         page.goto(f"{url}/#/run/session")
         iteration = page.locator("#iterations .iteration[data-iteration='iter_1']")
         expect(iteration.locator("pre.code")).to_contain_text("def reward_fn")
@@ -181,5 +185,4 @@ def test_the_weight_and_reward_space_pages_render(tmp_path: Path) -> None:
         expect(page.locator("figure.chart-main path.series")).to_have_count(1)
         page.goto(f"{url}/#/run/grpo")
         expect(page.locator("section.card h2", has_text="PARL curves")).to_be_visible()
-        browser.close()
     assert not errors, errors

@@ -158,18 +158,11 @@ class LanguageEnv(BaseEnvironment):
             EnvError: if no actor LLM is set or a policy is missing.
             LLMError: if an actor call fails after the client's retries.
         """
-        if self.llm is None:
-            raise EnvError("LanguageEnv has no actor LLM: call env.set_llm(client) first.")
-        missing = [a for a in self._ids if a not in policies]
-        if missing:
-            raise EnvError(
-                f"No policy for agents {missing} (got {sorted(policies)}); policies must be "
-                f"keyed by the environment's agent ids {self._ids}."
-            )
+        actor = self.actor_for(policies)
         steps: list[Step] = []
         for index, agent_id in enumerate(self._ids):
             observation = build_observation(task, steps, agent_id, index == len(self._ids) - 1)
-            action = await self.llm.achat(policies[agent_id], observation)
+            action = await actor.achat(policies[agent_id], observation)
             steps.append(Step(agent_id=agent_id, observation=observation, action=action))
         reward, details = await self.score(task, steps[-1].action)
         kind = str(task.get("task_type", self.task_type))

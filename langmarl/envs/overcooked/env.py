@@ -163,12 +163,7 @@ class OvercookedEnv(BaseEnvironment):
             EnvError: if an LLM cook has no policy or no actor LLM is set.
             LLMError: if an actor call fails after the client's retries.
         """
-        missing = [a for a in self.agent_ids if a not in policies]
-        if missing:
-            raise EnvError(
-                f"No policy for cooks {missing} (got {sorted(policies)}); policies must be "
-                f"keyed by the environment's agent ids {self.agent_ids}."
-            )
+        self.check_policies(policies)
         episode = self.new_episode()
         steps: list[Step] = []
         last_step: dict[int, Step] = {}
@@ -204,11 +199,7 @@ class OvercookedEnv(BaseEnvironment):
         """The LLM cooks' replies, asked concurrently."""
         if not cooks:
             return []
-        if self.llm is None:
-            raise EnvError(
-                "OvercookedEnv has LLM cooks but no actor LLM: call env.set_llm(client)."
-            )
-        llm = self.llm
+        llm = self.actor_for(policies)
         asks = [
             llm.achat(policies[COOK_IDS[c]], o) for c, o in zip(cooks, observations, strict=True)
         ]

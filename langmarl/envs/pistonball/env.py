@@ -117,15 +117,8 @@ class PistonballEnv(BaseEnvironment):
             EnvError: if no actor LLM is set or a piston has no policy.
             LLMError: if an actor call fails after the client's retries.
         """
-        if self.llm is None:
-            raise EnvError("PistonballEnv has no actor LLM: call env.set_llm(client) first.")
-        missing = [a for a in self.agent_ids if a not in policies]
-        if missing:
-            raise EnvError(
-                f"No policy for pistons {missing} (got {sorted(policies)}); policies must be "
-                f"keyed by the environment's agent ids piston_0..piston_{len(self.agent_ids) - 1}."
-            )
-        decide = llm_decider(self.llm, policies, self.agent_ids, concurrent=self.concurrent)
+        actor = self.actor_for(policies)
+        decide = llm_decider(actor, policies, self.agent_ids, concurrent=self.concurrent)
         result = await play_episode(self.settings, decide, seed=task.get("seed"))
         return self.trajectory(result, task)
 

@@ -14,12 +14,12 @@ episodes we tried at 4-20 pistons); it shows what a working policy looks like.
 from __future__ import annotations
 
 import argparse
-import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from langmarl.config.envs import PistonballConfig
+from langmarl.core.aio import blocking
 from langmarl.core.records import Trajectory
 from langmarl.envs.pistonball.env import PistonballEnv
 from langmarl.envs.pistonball.episode import Decide, llm_decider, play_episode, scripted_decider
@@ -78,16 +78,7 @@ async def arecord_episode(
     return Recording(path=target, frames=result.frames, trajectory=trajectory)
 
 
-def record_episode(
-    path: str | Path,
-    config: PistonballConfig,
-    decide: Decide,
-    *,
-    seed: int | None = 0,
-    fps: int = 10,
-) -> Recording:
-    """Sync :func:`arecord_episode`."""
-    return asyncio.run(arecord_episode(path, config, decide, seed=seed, fps=fps))
+record_episode = blocking(arecord_episode)
 
 
 def _decider(policy: str, env: PistonballEnv, max_tokens: int) -> Decide:

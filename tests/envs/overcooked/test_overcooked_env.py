@@ -153,7 +153,7 @@ def test_agent_kinds_are_mapped_and_an_all_greedy_run_is_refused() -> None:
     both = OvercookedEnv(OvercookedConfig(p0_agent="greedy", p1_agent="greedy"))
     with pytest.raises(ConfigError, match="no LLM cook to train"):
         overcooked_training_hooks(both)
-    with pytest.raises(EnvError, match="No policy for cooks"):
+    with pytest.raises(EnvError, match=r"No policy for agents \[.cook_1.\]"):
         asyncio.run(env.collect_trajectory({}, {}))
 
 

@@ -91,7 +91,7 @@ async def test_collect_needs_an_llm_and_every_pistons_policy() -> None:
     with pytest.raises(EnvError, match="set_llm"):
         await env.collect_trajectory(env.default_policies(), {})
     env.set_llm(ScriptedLLM(["up"]))
-    with pytest.raises(EnvError, match=r"No policy for pistons \['piston_5'\]"):
+    with pytest.raises(EnvError, match=r"No policy for agents \[.piston_5.\]"):
         policies = env.default_policies()
         del policies["piston_5"]
         await env.collect_trajectory(policies, {})
