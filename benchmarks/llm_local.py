@@ -6,13 +6,20 @@
 2. Per-call overhead of ``LLMClient`` against a local OpenAI-compatible HTTP server (an
    instant-answer stub in its own process) vs the bare ``openai`` async client.
 
-Run: ``.venv/bin/python benchmarks/llm_local.py [--tokens 64] [--calls 300]``
+3. ``--backends transformers,ct2,int8,bf16`` (issue 16): the engines side by side, each
+   round a fresh process per engine in turn (so load drift hits all alike): ``LLMClient``
+   tokens/s at 1 and 8 concurrent requests and the greedy answers on the check set
+   (``langmarl.llm.local.engines.CHECK_SET``).
+
+Run: ``.venv/bin/python benchmarks/llm_local.py [--tokens 64] [--calls 300]``, or
+``.venv/bin/python benchmarks/llm_local.py --backends transformers,ct2,int8,bf16 [--rounds 3]``
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import statistics
 import subprocess
@@ -24,7 +31,10 @@ import torch
 
 from langmarl.llm.client import LLMClient
 from langmarl.llm.config import LLMConfig
+from langmarl.llm.local.engines import CHECK_SET, passes_check
 from langmarl.llm.local.generation import GenJob, generate_batch
+
+TEST_QUESTION = "What is 2+3? Answer with a number."
 
 PROMPTS = [
     f"Write a long story about a robot named Unit {i} who learns to paint." for i in range(8)
@@ -130,13 +140,75 @@ async def overhead(base_url: str, calls: int) -> None:
     print(f"  LLMClient:               {o:6.3f} ms  (overhead {o - b:+.3f} ms)")
 
 
+def one_backend(name: str, tokens: int) -> None:
+    """One round of one engine in this fresh process: print a JSON line with its rates and
+    its check-set answers."""
+    config = LLMConfig.from_preset("local")
+    config.extra_params["engine"] = name
+    client = LLMClient(config)
+    client.chat("", "warm up", max_tokens=4)
+
+    def rate(n: int) -> float:
+        return asyncio.run(client_rate(client, n, tokens))
+
+    answers = [
+        client.complete([{"role": "user", "content": q}], max_tokens=32, temperature=0.0).text
+        for q, _ in CHECK_SET
+    ]
+    # tests/llm/test_local_model.py's question, asked as it asks (an empty system prompt)
+    answers.append(client.chat("", TEST_QUESTION, max_tokens=24, temperature=0.0))
+    load = os.getloadavg()[0]
+    one, eight = rate(1), rate(8)
+    print(json.dumps({"one": one, "eight": eight, "load": load, "answers": answers}))
+
+
+def compare_backends(names: list[str], tokens: int, rounds: int, threads: int) -> None:
+    """Rounds of fresh processes, one per engine in turn; medians and ratios to the first."""
+    print(f"engines side by side: {tokens} greedy tokens per request, {threads} threads, "
+          f"median of {rounds} rounds; load average {os.getloadavg()}")  # fmt: skip
+    runs: dict[str, list[dict]] = {name: [] for name in names}
+    for _ in range(rounds):
+        for name in names:
+            command = [sys.executable, __file__, "--one-backend", name, "--tokens", str(tokens)]
+            env = {**os.environ, "LANGMARL_TORCH_THREADS": str(threads)}
+            out = subprocess.run(command, check=True, capture_output=True, text=True, env=env)
+            runs[name].append(json.loads(out.stdout.strip().splitlines()[-1]))
+    base_one = statistics.median(r["one"] for r in runs[names[0]])
+    base_eight = statistics.median(r["eight"] for r in runs[names[0]])
+    print("| engine | 1 request (tokens/s) | 8 concurrent (tokens/s) | check set | 2+3 test "
+          "| load |")  # fmt: skip
+    print("|---|---|---|---|---|---|")
+    for name in names:
+        one = statistics.median(r["one"] for r in runs[name])
+        eight = statistics.median(r["eight"] for r in runs[name])
+        *answers, test_answer = runs[name][0]["answers"]
+        passed = sum(passes_check(a, ok) for a, (_, ok) in zip(answers, CHECK_SET, strict=True))
+        test = "5" if passes_check(test_answer, ("5",)) else "missed"
+        loads = [r["load"] for r in runs[name]]
+        print(f"| {name} | {one:.1f} ({one / base_one:.2f}x) | {eight:.1f} "
+              f"({eight / base_eight:.2f}x) | {passed}/{len(CHECK_SET)} | {test} | "
+              f"{min(loads):.2f}-{max(loads):.2f} |")  # fmt: skip
+    for name in names:
+        print(f"{name} answers: {[a[:60] for a in runs[name][0]['answers']]}")
+    print(f"load average after: {os.getloadavg()}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--tokens", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--raw", action="store_true", help="only the bare-generation rates")
+    parser.add_argument("--backends", help="comma-separated engines to compare (issue 16)")
+    parser.add_argument("--one-backend", help=argparse.SUPPRESS)
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
+    if args.one_backend:
+        one_backend(args.one_backend, args.tokens)
+        return
+    if args.backends:
+        compare_backends(args.backends.split(","), args.tokens, args.rounds, args.threads)
+        return
     if args.raw:
         raw_rates(args.tokens, args.rounds)
         return
