@@ -13,14 +13,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from langmarl.core.errors import ConfigError, MissingDependencyError
+from langmarl.llm.local.models import EMBEDDED_NAMES
 from langmarl.magrpo.config import LoRAConfig, TrainerConfig
 
 log = logging.getLogger(__name__)
 
 Formatter = Callable[[Mapping[str, Any]], str]
 """Turns a dataset example into one agent's prompt text (before the chat template)."""
-
-EMBEDDED_NAMES = frozenset({"smollm2", "local", "embedded", "SmolLM2-135M-Instruct"})
 
 
 def default_formatter(example: Mapping[str, Any]) -> str:

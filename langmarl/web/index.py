@@ -63,6 +63,7 @@ class RunEntry:
         return {
             "run_id": self.run_id, "kind": s.kind, "status": s.status, "error": s.error,
             "updated_at": s.updated_at, "progress": s.progress, "score": s.score,
+            "score_key": SCORE_KEYS.get(s.kind),
             "layout": s.layout, "steps": self.steps, "last_step": self.last_step,
             "sparkline": self.sparkline, **self.metadata.model_dump(),
         }  # fmt: skip

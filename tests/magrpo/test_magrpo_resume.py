@@ -3,7 +3,6 @@ SIGKILLed run resumes from its newest checkpoint with no step lost or repeated."
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -16,7 +15,6 @@ from langmarl.magrpo.config import MAGRPOConfig
 from langmarl.magrpo.trainer import MAGRPOTrainer
 from langmarl.store.catalog import find_runs
 from langmarl.store.run import RunDir
-from langmarl.testing.processes import kill_after_metric_lines
 
 TARGET = Path(__file__).with_name("magrpo_kill_target.py")
 DATA = [{"prompt": "Say hi."}, {"prompt": "Name a color."}]
@@ -61,17 +59,10 @@ def test_status_is_truthful_on_errors(tiny_models, tmp_path: Path, error, status
 
 
 @pytest.mark.slow
-def test_sigkill_then_resume_loses_and_repeats_no_step(tmp_path: Path) -> None:
+def test_sigkill_then_resume_loses_and_repeats_no_step(tmp_path: Path, kill_then_finish) -> None:
     run, steps = tmp_path / "killed", 8
     command = [sys.executable, str(TARGET), str(run), str(steps), "0.3"]
-    for kill_after in (2, 5):
-        kill_after_metric_lines(command, run, kill_after)
-        record = RunDir(run).record()
-        assert record.status == "failed" and "--resume latest" in (record.error or "")
-    final = subprocess.run(command, capture_output=True, text=True, timeout=300)
-    assert final.returncode == 0, final.stderr[-2000:]
-    record = RunDir(run).record()
-    assert record.status == "completed" and record.attempts == 3
+    kill_then_finish(command, run, (2, 5))  # killed twice, then completed on attempt 3
     assert [m["step"] for m in RunDir(run).metrics()] == list(range(1, steps + 1))
     events = [e["event"] for e in RunDir(run).events()]
     assert events.count("run_start") == 3 and events[-1] == "run_end"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 import zipfile
 from pathlib import Path
 
@@ -30,7 +29,6 @@ def test_a_confined_run_saves_the_policy_and_play_reloads_it(tmp_path: Path) -> 
     reward = tmp_path / "reward.py"
     reward.write_text(PENDULUM_REWARD, encoding="utf-8")
     iteration = IterationRecord(tmp_path / "session" / "iter_1")
-    started = time.monotonic()
     result = train_runs(iteration, reward, [TrainConfig(**TINY)], [1], timeout_s=240)
     assert result.errors == {} and result.runs, result.errors
     model = iteration.path / MODEL_FILE
@@ -55,7 +53,6 @@ def test_a_confined_run_saves_the_policy_and_play_reloads_it(tmp_path: Path) -> 
     assert shown.exit_code == 0, shown.output
     assert "episode 0: env return" in shown.output and "video:" in shown.output
     assert video.stat().st_size > 1000 and video.read_bytes()[4:8] == b"ftyp"
-    assert time.monotonic() - started < 180
 
 
 def test_a_multi_run_iteration_plays_its_judged_run(tmp_path: Path) -> None:

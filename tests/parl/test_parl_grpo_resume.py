@@ -4,7 +4,6 @@ and resumed (in process and after SIGKILL) with no step lost or repeated."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -20,7 +19,6 @@ from langmarl.parl.grpo import OrchestratorGRPO, OrchestratorGRPOConfig
 from langmarl.store.catalog import find_runs
 from langmarl.store.run import RunDir
 from langmarl.testing import ScriptedLLM, scripted_config
-from langmarl.testing.processes import kill_after_metric_lines
 
 TARGET = Path(__file__).with_name("parl_grpo_kill_target.py")
 
@@ -65,17 +63,10 @@ def test_checkpoint_resume_and_listing(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_sigkill_then_resume_loses_and_repeats_no_step(tmp_path: Path) -> None:
+def test_sigkill_then_resume_loses_and_repeats_no_step(tmp_path: Path, kill_then_finish) -> None:
     run, steps = tmp_path / "killed", 7
     command = [sys.executable, str(TARGET), str(run), str(steps), "0.3"]
-    for kill_after in (2, 4):
-        kill_after_metric_lines(command, run, kill_after)
-        record = RunDir(run).record()
-        assert record.status == "failed" and "--resume latest" in (record.error or "")
-    final = subprocess.run(command, capture_output=True, text=True, timeout=300)
-    assert final.returncode == 0, final.stderr[-2000:]
-    record = RunDir(run).record()
-    assert record.status == "completed" and record.attempts == 3
+    kill_then_finish(command, run, (2, 4))  # killed twice, then completed on attempt 3
     assert [m["step"] for m in RunDir(run).metrics()] == list(range(steps))
     episodes = RunDir(run).file(CURVES_FILE).read_text()
     assert episodes.count('"plan_status"') == steps * 2  # two plans per step, none repeated

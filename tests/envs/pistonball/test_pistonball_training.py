@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -29,9 +28,7 @@ def test_one_iteration_of_the_tiny_config_on_the_embedded_model(
     }
     config = load_config(TINY, overrides)
     trainer = build_trainer(config)
-    started = time.monotonic()
     stats = trainer.train()[0]
-    assert time.monotonic() - started < 120
     assert stats["num_episodes"] == 1 and stats["failed_episodes"] == 0
     for role in ("actor", "critic", "optimizer"):
         assert stats["usage_by_role"][role]["calls"] > 0

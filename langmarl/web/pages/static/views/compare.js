@@ -3,7 +3,7 @@
 import { api, runPath } from "../api.js";
 import { lineChart } from "../charts.js";
 import { errorBox, h } from "../dom.js";
-import { SCORE_KEYS, numericKeys } from "./run.js";
+import { numericKeys } from "./run.js";
 
 export async function renderCompare(view, ids, key) {
   if (ids.length < 2) {
@@ -16,7 +16,7 @@ export async function renderCompare(view, ids, key) {
   }));
   const shared = runs.map((r) => new Set(numericKeys(r.metrics))).reduce((a, b) => new Set([...a].filter((k) => b.has(k))));
   const choices = [...shared];
-  const fallback = SCORE_KEYS[runs[0].detail.run.kind];
+  const fallback = runs[0].detail.run.score_key;
   const chosen = key && shared.has(key) ? key : shared.has(fallback) ? fallback : choices[0];
   if (!chosen) {
     view.replaceChildren(h("h1", {}, "Compare"), errorBox(new Error("these runs share no numeric metric")));

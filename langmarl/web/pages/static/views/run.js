@@ -8,10 +8,6 @@ import { languageSections } from "./language.js";
 import { rewardSections } from "./reward.js";
 import { weightSections } from "./weight.js";
 
-export const SCORE_KEYS = {
-  language: "avg_reward", parl_language: "avg_reward", magrpo: "reward_mean", iac: "reward_mean",
-  maac: "reward_mean", parl_grpo: "total_reward", p2p_session: "intent_score",
-};
 const MAX_CHARTS = 12;
 const SKIP = new Set(["step", "iteration", "time", "seconds", "step_seconds"]);
 
@@ -43,8 +39,8 @@ function tokenSeries(metrics) {
   return metrics.keys.filter((k) => k.endsWith("/completion_tokens"));
 }
 
-function charts(kind, metrics) {
-  const scoreKey = SCORE_KEYS[kind];
+// scoreKey: the series the server scores this kind of run by (the list's "score").
+function charts(scoreKey, metrics) {
   const keys = numericKeys(metrics);
   const steps = metrics.steps;
   const box = h("div", { class: "charts" });
@@ -88,7 +84,7 @@ export async function renderRun(view, runId) {
   async function load() {
     const [detail, metrics] = await Promise.all([api.get(runPath(runId)), api.get(runPath(runId, "/metrics"))]);
     const kind = detail.run.kind;
-    const chartSlot = h("div", {}, charts(kind, metrics));
+    const chartSlot = h("div", {}, charts(detail.run.score_key, metrics));
     const usage = usageTable(metrics);
     const tokens = tokenSeries(metrics);
     const sections = kind === "language" || kind === "parl_language" ? languageSections(runId)
@@ -116,7 +112,7 @@ export async function renderRun(view, runId) {
           for (const key of Object.keys(line)) if (key !== "step" && !metrics.keys.includes(key)) { metrics.keys.push(key); metrics.series[key] = metrics.steps.map(() => null); }
           metrics.steps.push(line.step);
           for (const key of metrics.keys) metrics.series[key].push(line[key] ?? null);
-          chartSlot.replaceChildren(charts(kind, metrics));
+          chartSlot.replaceChildren(charts(detail.run.score_key, metrics));
         } else if (name === "end") {
           live.hidden = true;
           load();
