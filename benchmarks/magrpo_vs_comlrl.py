@@ -9,6 +9,12 @@ agent. Each library runs in its own worker process (comlrl in its own venv, inst
 
     python benchmarks/magrpo_vs_comlrl.py --setup          # create the comlrl venv once
     python benchmarks/magrpo_vs_comlrl.py --steps 3        # run and print the table
+    python benchmarks/magrpo_vs_comlrl.py --threads 1 --variants comlrl,ours-sequential
+
+Each library gets the whole machine by default (``--threads``: all cores): comlrl through
+torch's intra-op threads, langmarl with its agents' rollouts sampled on parallel threads
+(``parallel_agents``, the default); the other variants (``VARIANTS``) show what each choice
+costs or gains, ``ours-sequential`` being one agent after the other as comlrl does it.
 """
 
 from __future__ import annotations
@@ -27,6 +33,21 @@ TOPICS = ["the ocean", "a rainy day", "coffee", "the moon", "a library", "mounta
 SUMMARY = "Write a one-sentence summary about: {topic}"
 EXPANSION = "Write a detailed paragraph of several sentences about: {topic}"
 REVISE = "{prompt}\n\nYour previous answer:\n{response}\n\nRevise your answer and improve it."
+SPLIT: list[tuple[float, float]] = []
+"""langmarl's (rollout, update) seconds per measured step, reported beside the wall time."""
+VARIANTS = (
+    "comlrl",
+    "ours",
+    "ours-parallel-updates",
+    "ours-sequential",
+    "ours-lora",
+    "ours-bf16",
+    "ours-int8",
+)
+"""``ours``: the default (agents sampled on parallel threads when torch has several, updates one
+after the other); ``ours-parallel-updates``: updates in parallel too (``parallel_updates=True``);
+``ours-sequential``: one agent after the other, each using all threads; ``ours-lora``: LoRA r=16;
+``ours-bf16`` / ``ours-int8``: ``ours`` sampling from a bf16 / int8 copy of each agent."""
 SETTINGS = {"G": 4, "max_new_tokens": 32, "temperature": 0.8, "top_p": 0.95, "lr": 1e-5}
 
 
@@ -66,7 +87,9 @@ def examples() -> list[dict[str, str]]:
     return [{"prompt": topic, "topic": topic} for topic in TOPICS]
 
 
-def worker_ours(model_dir: str, turns: int, steps: int) -> list[tuple[float, float]]:
+def worker_ours(
+    model_dir: str, turns: int, steps: int, variant: str = "ours"
+) -> list[tuple[float, float]]:
     from langmarl.magrpo import LoRAConfig, MAGRPOConfig, MAGRPOTrainer
 
     models, tokenizer = load(model_dir)
@@ -81,7 +104,10 @@ def worker_ours(model_dir: str, turns: int, steps: int) -> list[tuple[float, flo
         use_chat_template=False,
         normalize_advantage=True,
         external_prompt_passthrough=True,
-        lora=LoRAConfig(r=16, alpha=32) if os.environ.get("OURS_LORA") else None,
+        lora=LoRAConfig(r=16, alpha=32) if variant == "ours-lora" else None,
+        parallel_agents=variant != "ours-sequential",
+        parallel_updates=variant == "ours-parallel-updates",
+        sampling_precision={"ours-bf16": "bf16", "ours-int8": "int8"}.get(variant, "fp32"),
     )
     trainer = MAGRPOTrainer(
         models,
@@ -95,8 +121,10 @@ def worker_ours(model_dir: str, turns: int, steps: int) -> list[tuple[float, flo
     times = []
     for step in range(steps + 1):  # the first step is a warm-up
         started = (time.perf_counter(), time.process_time())
-        trainer.training_step([examples()[step % len(TOPICS)]])
+        metrics = trainer.training_step([examples()[step % len(TOPICS)]])
         times.append((time.perf_counter() - started[0], time.process_time() - started[1]))
+        SPLIT.append((metrics["rollout_seconds"], metrics["update_seconds"]))
+    del SPLIT[0]
     return times[1:]
 
 
@@ -153,11 +181,13 @@ def run_worker(args: argparse.Namespace) -> None:
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
-    work = worker_ours if args.worker == "ours" else worker_comlrl
-    measured = work(args.model_dir, args.turns, args.steps)
+    if args.worker == "comlrl":
+        measured = worker_comlrl(args.model_dir, args.turns, args.steps)
+    else:
+        measured = worker_ours(args.model_dir, args.turns, args.steps, args.worker)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     result = {"times": [w for w, _ in measured], "cpu_times": [c for _, c in measured]}
-    print("@@RESULT@@" + json.dumps({**result, "peak_mb": peak_mb}))
+    print("@@RESULT@@" + json.dumps({**result, "peak_mb": peak_mb, "split": SPLIT}))
 
 
 def setup() -> None:
@@ -173,7 +203,7 @@ def measure(who: str, python: str, model_dir: str, turns: int, steps: int, threa
     command += ["--steps", str(steps), "--threads", str(threads)]
     env = (
         {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-        if who == "ours"
+        if who != "comlrl"
         else None
     )
     done = subprocess.run(command, capture_output=True, text=True, env=env)
@@ -186,12 +216,18 @@ def measure(who: str, python: str, model_dir: str, turns: int, steps: int, threa
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--setup", action="store_true", help="Create the comlrl venv and exit.")
-    parser.add_argument("--worker", choices=["ours", "comlrl"])
+    parser.add_argument("--worker", choices=VARIANTS)
     parser.add_argument("--model-dir")
     parser.add_argument("--turns", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--steps", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--only", choices=["ours", "comlrl"], help="Measure one library only.")
+    parser.add_argument(
+        "--threads", type=int, default=os.cpu_count(), help="torch threads (default: all cores)"
+    )
+    parser.add_argument(
+        "--variants",
+        default="comlrl,ours,ours-parallel-updates,ours-sequential,ours-bf16,ours-lora",
+        help=f"Comma-separated, in order, from {', '.join(VARIANTS)}.",
+    )
     args = parser.parse_args()
     if args.setup:
         setup()
@@ -202,40 +238,59 @@ def main() -> None:
         return
     from langmarl.llm.local.weights import ensure_converted
 
+    variants = [v for v in args.variants.split(",") if v]
+    unknown = sorted(set(variants) - set(VARIANTS))
+    if unknown:
+        parser.error(f"--variants: unknown {unknown}; choose from {', '.join(VARIANTS)}")
     model_dir = str(ensure_converted())
     comlrl_python = str(VENV / "bin" / "python")
     print(
         f"N=2 G={SETTINGS['G']} max_new_tokens={SETTINGS['max_new_tokens']} threads={args.threads}"
     )
     print(f"load: {os.getloadavg()}")
-    print("| T | library | wall s/step (each) | CPU s/step | steps | peak RSS MB |")
+    print("| T | library | wall s/step (each) | CPU s/step | rollout / update s | peak RSS MB |")
     print("|---|---|---|---|---|---|")
     for turns in args.turns:
         results = {}
-        for who, python in (("comlrl", comlrl_python), ("ours", sys.executable)):
-            if args.only and who != args.only:
-                continue
+        for who in variants:
+            python = comlrl_python if who == "comlrl" else sys.executable
             result = measure(who, python, model_dir, turns, args.steps, args.threads)
-            results[who] = result
             if "error" in result:
                 print(f"| {turns} | {who} | failed: {result['error']!r} | | | |")
                 continue
-            mean = sum(result["times"]) / len(result["times"])
-            cpu = sum(result.get("cpu_times", [0.0])) / max(len(result.get("cpu_times", [])), 1)
-            result["mean"], result["cpu"] = mean, cpu
-            times = ", ".join(f"{t:.1f}" for t in result["times"])
-            count, peak = len(result["times"]), result["peak_mb"]
-            print(f"| {turns} | {who} | {mean:.1f} ({times}) | {cpu:.1f} | {count} | {peak:.0f} |")
-        if len(results) == 2 and all("mean" in r for r in results.values()):
-            speed = results["comlrl"]["mean"] / results["ours"]["mean"]
-            cpu_speed = results["comlrl"]["cpu"] / max(results["ours"]["cpu"], 1e-9)
-            memory = results["ours"]["peak_mb"] / results["comlrl"]["peak_mb"]
+            results[who] = result
+            print(f"| {turns} | {who} | {_row(result)} |")
+            sys.stdout.flush()
+        base = results.get("comlrl")
+        for who, result in results.items():
+            if base is None or who == "comlrl":
+                continue
+            speed = base["mean"] / result["mean"]
+            cpu_speed = base["cpu"] / max(result["cpu"], 1e-9)
+            memory = result["peak_mb"] / base["peak_mb"]
             print(
-                f"| {turns} | comlrl / ours | {speed:.2f}x | {cpu_speed:.2f}x | | "
+                f"| {turns} | comlrl / {who} | **{speed:.2f}x** | {cpu_speed:.2f}x | | "
                 f"{memory:.2f}x memory |"
             )
         sys.stdout.flush()
     print(f"load after: {os.getloadavg()}")
+
+
+def _row(result: dict) -> str:
+    """One table row's cells (and the means kept on ``result`` for the ratios)."""
+    times = result["times"]
+    result["mean"] = sum(times) / len(times)
+    result["cpu"] = sum(result["cpu_times"]) / len(times)
+    each = ", ".join(f"{t:.1f}" for t in times)
+    split = result.get("split") or []
+    parts = (
+        f"{sum(r for r, _ in split) / len(split):.1f} / {sum(u for _, u in split) / len(split):.1f}"
+        if split
+        else ""
+    )
+    return (
+        f"{result['mean']:.1f} ({each}) | {result['cpu']:.1f} | {parts} | {result['peak_mb']:.0f}"
+    )
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from langmarl.llm.local.sampling import Sampling, sample_tokens
 from langmarl.magrpo.loss import completion_mask, token_logprobs
+from langmarl.magrpo.parallel import TOKENIZER_LOCK
 
 if TYPE_CHECKING:
     import torch
@@ -76,6 +77,7 @@ def generate(
     num_generations: int,
     config: TrainerConfig,
     greedy: bool = False,
+    generator: torch.Generator | None = None,
 ) -> GenerationBatch:
     """Sample ``num_generations`` completions for every prompt in one ``generate`` call.
 
@@ -86,20 +88,23 @@ def generate(
         num_generations: G completions per prompt.
         config: Sampling settings (max_new_tokens, temperature, top_p, top_k, chat template).
         greedy: Decode greedily (evaluation).
+        generator: Random source of the draws (``None``: torch's global one); agents sampling
+            on parallel threads each need their own.
     """
     import torch
 
     device = next(model.parameters()).device
     rendered = [render_prompt(tokenizer, p, config.use_chat_template) for p in prompts]
-    tokenizer.padding_side, tokenizer.truncation_side = "left", "left"
-    encoded = tokenizer(
-        rendered,
-        return_tensors="pt",
-        padding=True,
-        truncation=True,
-        max_length=config.max_prompt_tokens,
-        add_special_tokens=False,
-    )
+    with TOKENIZER_LOCK:
+        tokenizer.padding_side, tokenizer.truncation_side = "left", "left"
+        encoded = tokenizer(
+            rendered,
+            return_tensors="pt",
+            padding=True,
+            truncation=True,
+            max_length=config.max_prompt_tokens,
+            add_special_tokens=False,
+        )
     input_ids = encoded["input_ids"].repeat_interleave(num_generations, dim=0).to(device)
     prompt_mask = encoded["attention_mask"].repeat_interleave(num_generations, dim=0).to(device)
     stops = stop_token_ids(tokenizer, model)
@@ -112,11 +117,13 @@ def generate(
         stops,
         sampling_from(config, greedy),
         pad_id=int(tokenizer.pad_token_id),
+        generator=generator,
     )
     sequences = torch.cat([input_ids, completion_ids], dim=1)
     prompt_length = input_ids.shape[1]
     mask = completion_mask(completion_ids, stops)
-    texts = _decode(tokenizer, sequences[:, prompt_length:], mask)
+    with TOKENIZER_LOCK:
+        texts = _decode(tokenizer, sequences[:, prompt_length:], mask)
     full_mask = torch.cat([prompt_mask, mask.long()], dim=1)
     return GenerationBatch(sequences, full_mask, prompt_length, mask, texts)
 
@@ -135,13 +142,14 @@ def decode(
     stop_ids: Sequence[int],
     sampling: Sampling,
     pad_id: int,
+    generator: torch.Generator | None = None,
 ) -> torch.Tensor:
     """Sample ``num_generations`` continuations of each left-padded prompt.
 
     Runs the engine's decoding loop (:func:`~langmarl.llm.local.decoding.decode_loop`): each
     distinct prompt is prefilled once and its KV cache repeated G times; rows that hit a stop
-    token leave the batch (and the cache) at once. Every row shares ``sampling`` and torch's
-    global random state.
+    token leave the batch (and the cache) at once. Every row shares ``sampling`` and
+    ``generator`` (``None``: torch's global random state).
 
     Returns:
         ``(B * G, C)`` completion ids (row ``p * G + g``), ``pad_id`` after the stop token.
@@ -159,7 +167,7 @@ def decode(
         step: int, logits: torch.Tensor, active: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
         nonlocal width
-        picked = sample_tokens(logits, sampling)
+        picked = sample_tokens(logits, sampling, generator)
         result[active, step] = picked
         width = step + 1
         return picked, ~torch.isin(picked, stops)

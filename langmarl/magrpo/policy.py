@@ -9,12 +9,13 @@ from __future__ import annotations
 import copy
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from langmarl.core.errors import ConfigError, MissingDependencyError
 from langmarl.llm.local.models import EMBEDDED_NAMES
 from langmarl.magrpo.config import LoRAConfig, TrainerConfig
+from langmarl.magrpo.sampler import Sampler
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +97,7 @@ class Agent:
         optimizer: AdamW over the trainable parameters.
         reference: Frozen copy for the KL penalty (None without KL or with LoRA, where the
             adapters are switched off instead).
+        sampler: Gives the model rollouts sample from (``sampling_precision``).
     """
 
     name: str
@@ -106,6 +108,7 @@ class Agent:
     optimizer: Any
     reference: Any = None
     uses_lora: bool = False
+    sampler: Sampler = field(default_factory=Sampler)
 
     def trainable_parameters(self) -> list[Any]:
         """Parameters the optimizer updates."""
@@ -174,6 +177,7 @@ def build_agents(
                 optimizer=optimizer,
                 reference=reference,
                 uses_lora=config.lora is not None,
+                sampler=Sampler(config.sampling_precision),
             )
         )
     return agents

@@ -20,6 +20,7 @@ from langmarl.core.transitions import ExternalTransition as ExternalTransition
 from langmarl.core.transitions import transition_from as transition_from
 from langmarl.magrpo.config import TrainerConfig
 from langmarl.magrpo.generation import GenerationBatch, generate
+from langmarl.magrpo.parallel import per_agent
 from langmarl.magrpo.policy import Agent
 from langmarl.magrpo.tree import TreeNode, joint_indices
 
@@ -132,23 +133,42 @@ def grow_trees(
     for turn in range(config.num_turns):
         if not frontier:  # every branch terminated early
             break
-        batches = [
-            generate(
-                agent.model,
-                agent.tokenizer,
-                [node.prompts[i] for node in frontier],
-                num_generations,
-                config,
-                greedy=greedy,
-            )
-            for i, agent in enumerate(agents)
-        ]
+        batches = _generate_level(agents, frontier, num_generations, config, greedy)
         _fill_nodes(frontier, batches, num_generations, joint_mode)
         _reward_level(frontier, reward_func)
         levels.append(TurnLevel(turn, frontier, batches))
         last = turn == config.num_turns - 1
         frontier = _expand(frontier, agents, config, transition, termination_threshold, last)
     return roots, levels
+
+
+def _generate_level(
+    agents: Sequence[Agent],
+    nodes: list[TreeNode],
+    num_generations: int,
+    config: TrainerConfig,
+    greedy: bool,
+) -> list[GenerationBatch]:
+    """Each agent's completions for its prompts at ``nodes``, agents in parallel when the
+    config says so (:mod:`~langmarl.magrpo.parallel`).
+
+    Each agent samples from its own generator, seeded in order from torch's global random
+    state, so the texts do not depend on which agent's thread runs first, and from the model
+    its sampler gives (greedy decoding: the trained model).
+    """
+    import torch
+
+    seeds = torch.randint(0, 2**62, (len(agents),)).tolist()
+
+    def sample(i: int) -> GenerationBatch:
+        agent = agents[i]
+        model = agent.model if greedy else agent.sampler.model_for(agent.model)
+        generator = torch.Generator(device=agent.device).manual_seed(int(seeds[i]))
+        prompts = [node.prompts[i] for node in nodes]
+        return generate(model, agent.tokenizer, prompts, num_generations, config,
+                        greedy=greedy, generator=generator)  # fmt: skip
+
+    return per_agent(sample, len(agents), config.parallel_agents)
 
 
 def _fill_nodes(

@@ -14,10 +14,16 @@ from typing import TYPE_CHECKING, Any
 from langmarl.magrpo.advantages import group_advantages
 from langmarl.magrpo.base import WeightSpaceTrainer, tree_metrics
 from langmarl.magrpo.config import MAGRPOConfig
+from langmarl.magrpo.parallel import per_agent
 from langmarl.magrpo.returns import generation_returns
 from langmarl.magrpo.rollout import TurnLevel
 from langmarl.magrpo.tree import TreeNode
-from langmarl.magrpo.update import PolicyBatch, accumulate_policy_gradients, apply_gradients
+from langmarl.magrpo.update import (
+    PolicyBatch,
+    UpdateStats,
+    accumulate_policy_gradients,
+    apply_gradients,
+)
 
 if TYPE_CHECKING:
     import torch
@@ -76,7 +82,9 @@ class MAGRPOTrainer(WeightSpaceTrainer):
         roots, levels = self.rollout(examples)
         metrics = tree_metrics(roots, levels)
         metrics["rollout_seconds"] = time.perf_counter() - started
-        for index, agent in enumerate(self.agents):
+
+        def update(index: int) -> UpdateStats:
+            agent = self.agents[index]
             parts = [
                 PolicyBatch(
                     level.batches[index],
@@ -87,6 +95,11 @@ class MAGRPOTrainer(WeightSpaceTrainer):
             ]
             stats = accumulate_policy_gradients(agent, parts, self.args)
             apply_gradients(agent, self.args, stats)
+            return stats
+
+        parallel = self.args.parallel_agents if self.args.parallel_updates else False
+        every = per_agent(update, len(self.agents), parallel)
+        for agent, stats in zip(self.agents, every, strict=True):
             self.skipped_nonfinite += int(stats.skipped_nonfinite)
             metrics[f"{agent.name}/loss"] = stats.loss
             metrics[f"{agent.name}/completion_tokens"] = stats.tokens / max(stats.sequences, 1)

@@ -1,0 +1,107 @@
+"""Agents sampled and updated on parallel threads: same results as one after the other."""
+
+import copy
+import threading
+
+import pytest
+import torch
+
+from langmarl.magrpo.config import MAGRPOConfig
+from langmarl.magrpo.feedback import make_external
+from langmarl.magrpo.parallel import per_agent
+from langmarl.magrpo.trainer import MAGRPOTrainer
+
+DATA = [{"prompt": "Say hi."}, {"prompt": "Name a color."}]
+
+
+def reward(samples):
+    return [float(sum(map(ord, "".join(s.completions))) % 13) for s in samples]
+
+
+@pytest.fixture
+def one_thread():
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def train(tiny_models, tmp_path, parallel, parallel_updates=False):
+    models, tokenizers = tiny_models
+    config = MAGRPOConfig(
+        output_dir=str(tmp_path / f"run-{parallel}"),
+        num_generations=2,
+        num_turns=2,
+        max_new_tokens=6,
+        max_steps=2,
+        temperature=1.0,
+        use_chat_template=False,
+        parallel_agents=parallel,
+        parallel_updates=parallel_updates,
+    )
+    trainer = MAGRPOTrainer(
+        [copy.deepcopy(m) for m in models],
+        reward,
+        config,
+        tokenizers=tokenizers,
+        train_dataset=DATA,
+        external_transition=make_external("plain"),
+    )
+    texts = []
+    for step in range(2):
+        torch.manual_seed(step)
+        _, levels = trainer.rollout(trainer.batch_for(step))
+        texts.append([batch.texts for level in levels for batch in level.batches])
+    history = trainer.train()
+    return texts, history, [agent.model for agent in trainer.agents]
+
+
+@pytest.mark.parametrize("parallel_updates", [False, True])
+def test_parallel_agents_give_the_sequential_texts_and_weights(
+    tiny_models, tmp_path, one_thread, parallel_updates
+):
+    seq_texts, seq_history, seq_models = train(tiny_models, tmp_path, parallel=False)
+    par_texts, par_history, par_models = train(
+        tiny_models, tmp_path, parallel=True, parallel_updates=parallel_updates
+    )
+    assert par_texts == seq_texts
+    assert any(t for step in seq_texts for batch in step for t in batch)  # something sampled
+    for key in ("agent-0/loss", "agent-1/loss", "reward_mean"):
+        assert [h.get(key) for h in par_history] == [h.get(key) for h in seq_history]
+    for seq, par in zip(seq_models, par_models, strict=True):
+        for a, b in zip(seq.parameters(), par.parameters(), strict=True):
+            assert torch.equal(a, b)
+    assert torch.get_num_threads() == 1  # restored after the parallel sections
+
+
+def test_parallel_training_changes_the_weights(tiny_models, tmp_path):
+    _, _, models = train(tiny_models, tmp_path, parallel=True, parallel_updates=True)
+    original = tiny_models[0][0].model.embed_tokens.weight
+    assert not torch.equal(models[0].model.embed_tokens.weight, original)
+
+
+def test_per_agent_runs_the_agents_at_once():
+    barrier = threading.Barrier(2, timeout=10)  # one after the other would wait forever
+    names = per_agent(lambda i: (barrier.wait(), threading.current_thread().name)[1], 2, True)
+    assert len(set(names)) == 2 and all(n.startswith("agent") for n in names)
+
+
+def test_per_agent_off_runs_in_order_on_the_calling_thread():
+    order: list[int] = []
+    assert per_agent(lambda i: order.append(i) or i * 10, 3, False) == [0, 10, 20]
+    assert order == [0, 1, 2]
+
+
+def test_per_agent_raises_an_agents_error_after_the_others_finish():
+    finished = threading.Event()
+
+    def work(i):
+        if i == 0:
+            raise ValueError("agent 0 failed")
+        finished.set()
+        return i
+
+    before = torch.get_num_threads()
+    with pytest.raises(ValueError, match="agent 0 failed"):
+        per_agent(work, 2, True)
+    assert finished.is_set() and torch.get_num_threads() == before
