@@ -126,3 +126,30 @@ def test_cli_trains_the_poster_task_and_reports_heldout_before_and_after(tmp_pat
     assert report["before"]["interval"]["n"] == 2
     assert report["before"]["returns"] == report["before"]["returns"][:2]
     assert "Held-out reward: " in result.output
+
+
+def test_smollm2_agents_sampled_in_parallel_match_sequential_and_train_with_bf16(tmp_path):
+    task = get_task("writing", num_train=1, num_eval=2)
+    before = torch.get_num_threads()
+    texts = {}
+    try:
+        for parallel in (False, True):
+            config = _config(tmp_path / str(parallel), "align", 1, LoRAConfig(r=4, alpha=8))
+            config = config.model_copy(update={"parallel_agents": parallel, "num_threads": 1})
+            trainer = _trainer(MAGRPOTrainer, config, task)
+            torch.manual_seed(7)
+            _, levels = trainer.rollout(trainer.batch_for(0))
+            texts[parallel] = [b.texts for level in levels for b in level.batches]
+        assert texts[True] == texts[False] and any(t for b in texts[True] for t in b)
+        config = _config(tmp_path / "bf16", "align", 1, LoRAConfig(r=4, alpha=8))
+        config = config.model_copy(
+            update={"num_threads": 2, "parallel_updates": True, "sampling_precision": "bf16"}
+        )
+        trainer = _trainer(MAGRPOTrainer, config, task)
+        history = trainer.train()
+    finally:
+        torch.set_num_threads(before)
+    assert history[0]["leaves"] == 4
+    assert all(torch.isfinite(torch.tensor(history[0][f"agent-{i}/loss"])) for i in (0, 1))
+    twin = trainer.agents[1].sampler.model_for(trainer.agents[1].model)
+    assert next(twin.parameters()).dtype == torch.bfloat16
