@@ -185,13 +185,16 @@ def _launch(
 ) -> ConfinedProcess:
     spec.record.path.mkdir(parents=True, exist_ok=True)
     spec.record.save_config(spec.config)
+    # Absolute paths: the confined process starts in its own directory, so a relative runs
+    # dir (the CLI's default `runs`) would point nowhere.
+    run_dir, reward_path = spec.record.path.resolve(), reward_path.resolve()
     command = [
         sys.executable, "-m", "langmarl.p2p.executor", "--reward-fn", str(reward_path),
-        "--config", str(spec.record.config_path), "--runs-dir", str(spec.record.path.parent),
-        "--iteration-id", spec.record.path.name,
+        "--config", str(run_dir / spec.record.config_path.name), "--runs-dir", str(run_dir.parent),
+        "--iteration-id", run_dir.name,
     ]  # fmt: skip
     limits = limits.model_copy(update={"allow_unix_sockets": spec.config.num_envs > 1})
-    confinement = training_confinement(reward_path, spec.record.path, tmp_dir, limits)
+    confinement = training_confinement(reward_path, run_dir, tmp_dir, limits)
     with open(spec.record.path / "executor.log", "wb") as log:  # the child keeps its own copy
         return ConfinedProcess.start(
             Target.from_argv(command), confinement, stdout=log, stderr=subprocess.STDOUT
