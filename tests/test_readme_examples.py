@@ -1,0 +1,214 @@
+"""Every README example says how it runs, and the quick ones run as written (issue 17).
+
+Each fenced block of README.md carries a marker (``langmarl/testing/readme.py``); a block
+without one fails here. The quick blocks run in document order in one temporary directory
+holding a copy of the repository's ``configs/``, as a reader would paste them into a shell
+(bash blocks, with ``langmarl`` on PATH) or a Python file (python blocks) in a fresh clone,
+offline on the embedded model. Each must exit 0 and leave the evidence ``CHECKS`` names: a
+quick block without a check fails too, so a new quick example must say what it shows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from langmarl.store.run import RunDir
+from langmarl.testing.readme import Example, ReadmeExampleError, parse_examples
+
+REPO = Path(__file__).resolve().parents[1]
+README = REPO / "README.md"
+
+
+def _examples() -> list[Example]:
+    return parse_examples(README.read_text(encoding="utf-8"))
+
+
+try:
+    QUICK = [example for example in _examples() if example.kind == "quick"]
+except ReadmeExampleError:
+    QUICK = []  # test_every_readme_block_is_marked reports why
+TIMEOUT_S = 240
+
+
+def _completed(run_dir: Path) -> None:
+    """``run_dir`` holds a run whose ``run.json`` says ``completed``."""
+    assert RunDir(run_dir).record().status == "completed", run_dir
+
+
+def _llm(work: Path, out: str) -> None:
+    assert re.search(r"^local: 1 calls, \d+ in \+ \d+ out", out, re.MULTILINE), out
+    assert out.rstrip().endswith("\n3"), out
+
+
+def _language_cli(work: Path, out: str) -> None:
+    _completed(work / "experiments/quick")
+    assert "iteration 0: avg reward" in out
+    assert list((work / "experiments/quick/evals").glob("test_*.json")), "no eval written"
+    # `langmarl runs`: the only language run so far, completed (the narrow table wraps its name)
+    assert re.search(r"language\s*│\s*completed\s*│\s*1/1 iterations", out), out[-2000:]
+
+
+def _language_python(work: Path, out: str) -> None:
+    _completed(work / "experiments/quick-py")
+    assert re.search(r"^1 iteration, avg reward \d", out, re.MULTILINE), out
+
+
+def _text_envs(work: Path, out: str) -> None:
+    assert out.splitlines()[-2:] == ["1.0 True", "False"], out
+
+
+def _pistonball_ramp(work: Path, out: str) -> None:
+    assert (work / "out.gif").stat().st_size > 10_000
+
+
+def _magrpo_cli(work: Path, out: str) -> None:
+    run = work / "runs/writing-quick"
+    _completed(run)
+    assert len((run / "metrics.jsonl").read_text().splitlines()) == 1
+    assert "Nothing to resume: 'runs/writing-quick' holds a finished run" in out, out[-2000:]
+
+
+def _magrpo_python(work: Path, out: str) -> None:
+    metrics = (work / "runs/magrpo-quick/metrics.jsonl").read_text().splitlines()
+    assert len(metrics) == 1 and json.loads(metrics[0])["step"] in (0, 1)
+
+
+def _p2p_cli(work: Path, out: str) -> None:
+    sessions = sorted((work / "runs").glob("session_*/iter_1/model.zip"))
+    assert sessions, "no trained policy in runs/session_*/iter_1"
+    assert "session dir: runs/session_" in out and "mean env return:" in out, out[-2000:]
+
+
+def _parl_grpo(work: Path, out: str) -> None:
+    _completed(work / "runs/parl_grpo_tiny")
+    assert (work / "runs/parl_grpo_tiny/model").is_dir()
+    assert out.count("PARL curve") == 2, out[-2000:]  # printed by `grpo`, then by `curves`
+
+
+def _parl_python(work: Path, out: str) -> None:
+    _completed(work / "experiments/parl-quick")
+    assert (work / "experiments/parl-quick/parl_curves.json").is_file()
+
+
+def _tracked(work: Path, out: str) -> None:
+    _completed(work / "runs/tracked-quick")
+    assert list((work / "runs/tracked-quick/tensorboard").rglob("events.out.tfevents.*"))
+
+
+def _jobs(work: Path, out: str) -> None:
+    records = [json.loads(p.read_text()) for p in (work / "runs/.jobs").glob("*.json")]
+    assert [r["state"] for r in records] == ["completed"], records
+    _completed(work / records[0]["run_dir"])  # absolute or relative to the workdir
+
+
+# A line of each quick block's code -> what the block must leave behind beyond exit code 0.
+CHECKS: dict[str, Callable[[Path, str], None]] = {
+    'LLMConfig.from_preset("local")': _llm,
+    "--run-id quick --set num_iterations=1": _language_cli,
+    'run_id="quick-py"': _language_python,
+    "SingleStepEnv(StaticDataset": _text_envs,
+    "--policy ramp": _pistonball_ramp,
+    "runs/writing-quick": _magrpo_cli,
+    'output_dir="runs/magrpo-quick"': _magrpo_python,
+    "smoke.yaml --iterations 1 --timesteps 512": _p2p_cli,
+    "configs/parl/grpo_tiny.json": _parl_grpo,
+    'run_id="parl-quick"': _parl_python,
+    "runs/tracked-quick": _tracked,
+    "langmarl jobs submit magrpo": _jobs,
+}
+
+
+def _check_for(example: Example) -> Callable[[Path, str], None]:
+    found = [check for key, check in CHECKS.items() if key in example.code]
+    assert len(found) == 1, (
+        f"README {example.name}: {len(found)} entries of CHECKS match this quick block; "
+        "add one that says what the block must show"
+    )
+    return found[0]
+
+
+def test_every_readme_block_is_marked() -> None:
+    examples = _examples()  # raises naming the first unmarked block
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert len(examples) == len([line for line in lines if line.startswith("```")]) // 2 > 20
+    assert QUICK, "no quick example: the README test would run nothing"
+
+
+def test_every_quick_block_has_exactly_one_check_and_every_check_a_block() -> None:
+    for example in QUICK:
+        _check_for(example)
+    unused = [key for key in CHECKS if not any(key in example.code for example in QUICK)]
+    assert unused == [], f"CHECKS entries matching no quick README block: {unused}"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("intro\n```bash\nls\n```\n", "line 2: the code block has no marker"),
+        ("<!-- example: fast -->\n```bash\nls\n```\n", "unknown example kind 'fast'"),
+        ("<!-- example: slow -->\n```bash\nls\n```\n", "states its measured duration"),
+        ("<!-- example: slow, a while -->\n```\nx\n```\n", "states its measured duration"),
+        ("<!-- example: needs -->\n```bash\nls\n```\n", "say what the example needs"),
+        ("<!-- example: quick -->\n```bash\nls\n", "line 2: this ``` fence is never closed"),
+    ],
+)
+def test_a_bad_marker_names_the_line_and_the_fix(text: str, message: str) -> None:
+    with pytest.raises(ReadmeExampleError, match=re.escape(message)):
+        parse_examples(text)
+
+
+def test_markers_are_read_with_their_notes() -> None:
+    text = (
+        "<!-- example: slow, ~2.5 min -->\n```bash\nsleep 150\n```\n\n"
+        "<!-- example: needs OPENAI_API_KEY -->\n```python\nimport os\n```\n"
+        "<!-- example: fragment -->\n```\nout\n```\n"
+    )
+    assert [(e.line, e.language, e.kind, e.note, e.code) for e in parse_examples(text)] == [
+        (2, "bash", "slow", "~2.5 min", "sleep 150\n"),
+        (7, "python", "needs", "OPENAI_API_KEY", "import os\n"),
+        (11, "", "fragment", "", "out\n"),
+    ]
+
+
+@pytest.fixture(scope="module")
+def workdir() -> Iterator[Path]:
+    """A reader's fresh clone, as far as the examples can tell: configs/ and nothing else.
+
+    Made beside the repository, not under /tmp: the sandbox that confines Prompt2Policy's PPO
+    processes lays an empty tmpfs over /tmp, so a session under /tmp cannot reach its files.
+    """
+    work = Path(tempfile.mkdtemp(prefix=".readme-examples-", dir=REPO))
+    shutil.copytree(REPO / "configs", work / "configs")
+    yield work
+    shutil.rmtree(work, ignore_errors=True)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("example", QUICK, ids=[example.name for example in QUICK])
+def test_quick_readme_example_runs_as_written(example: Example, workdir: Path) -> None:
+    check = _check_for(example)
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env.pop("OPENAI_API_KEY", None)  # quick examples run offline, on the embedded model
+    command = ["bash", "-e", "-c"] if example.language == "bash" else [sys.executable, "-c"]
+    done = subprocess.run(
+        [*command, example.code],
+        cwd=workdir,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, f"README {example.name} failed:\n{output[-3000:]}"
+    check(workdir, done.stdout)
