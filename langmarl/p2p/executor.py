@@ -190,7 +190,7 @@ def _launch(
     run_dir, reward_path = spec.record.path.resolve(), reward_path.resolve()
     command = [
         sys.executable, "-m", "langmarl.p2p.executor", "--reward-fn", str(reward_path),
-        "--config", str(run_dir / spec.record.config_path.name), "--runs-dir", str(run_dir.parent),
+        "--config", str(spec.record.config_path.resolve()), "--runs-dir", str(run_dir.parent),
         "--iteration-id", run_dir.name,
     ]  # fmt: skip
     limits = limits.model_copy(update={"allow_unix_sockets": spec.config.num_envs > 1})

@@ -22,10 +22,10 @@ class LocalBackend:
     folder, a hub id: :mod:`langmarl.llm.local.models`).
 
     ``extra_params={"cache_dir": ...}`` in the config chooses where converted weights are
-    cached, ``extra_params={"engine": "int8" | "transformers" | "bf16"}`` how the model runs
-    (:mod:`langmarl.llm.local.engines`; default ``$LANGMARL_LOCAL_ENGINE``, else int8 for the
-    embedded model and transformers fp32 for others). Unset sampling settings use SmolLM2's
-    recommended temperature 0.2 and top-p 0.9.
+    cached, ``extra_params={"engine": ...}`` how the model runs (one of
+    :data:`langmarl.llm.local.engines.ENGINES`; default ``$LANGMARL_LOCAL_ENGINE``, else
+    ``"transformers"`` fp32; ``"ct2"`` serves only the embedded model). Unset sampling settings
+    use SmolLM2's recommended temperature 0.2 and top-p 0.9.
     """
 
     endpoint = "local"
