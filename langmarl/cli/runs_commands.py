@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -38,7 +38,6 @@ def list_runs(
     status: str | None = typer.Option(None, "--status", help="Only runs with this status."),
 ) -> None:
     """List the runs under the directories with kind, status, progress and score."""
-    from rich.table import Table
 
     from langmarl.core.errors import ConfigError
     from langmarl.core.validation import did_you_mean
@@ -52,24 +51,56 @@ def list_runs(
             hint = did_you_mean(value, known)
             raise ConfigError(f"unknown {what} {value!r}.{hint} Choose from {', '.join(known)}")
     roots = list(directory or DEFAULT_DIRS)
-    found = [run for root in roots for run in find_runs(root, kind=kind, status=status)]
-    if not found:
+    found = {root: find_runs(root, kind=kind, status=status) for root in roots}
+    if not any(found.values()):
         console.print(f"No runs in {', '.join(str(r) for r in roots)}.")
         return
-    old = any(run.layout == "old" for run in found)
-    table = Table(caption="* a layout from before the run contract, read as such" if old else None)
-    for column in ("run", "kind", "status", "progress", "score", "updated"):
-        table.add_column(column, overflow="fold")
-    for run in found:
+    for root, runs in found.items():
+        if runs:
+            console.print(_runs_table(root, runs))
+    if any(run.layout == "old" for runs in found.values() for run in runs):
+        console.print("* a layout from before the run contract, read as such")
+
+
+def _runs_table(root: Path, runs: list[RunSummary]) -> Any:
+    """The runs found under ``root``, one table titled with the directory: a row names its
+    run by the path below it (a run id, which ``runs show`` and the plots accept beside a
+    path), so ids, kinds, statuses and scores stay whole at 80 columns; progress wraps
+    between words."""
+    from rich import box
+    from rich.table import Table
+
+    table = Table(
+        title=f"{root}/",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+        collapse_padding=True,
+    )
+    table.add_column("run", no_wrap=True)
+    table.add_column("kind", no_wrap=True)
+    table.add_column("status", no_wrap=True)
+    table.add_column("progress", overflow="fold", min_width=len("progress"))
+    table.add_column("score", justify="right", no_wrap=True)
+    table.add_column("updated", no_wrap=True)
+    for run in runs:
         table.add_row(
-            str(run.path),
+            str(run.path.relative_to(root)) if run.path != Path(root) else str(run.path),
             run.kind,
             run.status + ("*" if run.layout == "old" else ""),
-            run.progress,
+            run.progress.replace(" iterations", " iter."),
             "" if run.score is None else f"{run.score:.3f}",
-            time.strftime("%m-%d %H:%M", time.localtime(run.updated_at)),
+            _when(run.updated_at),
         )
-    console.print(table)
+    return table
+
+
+def _when(timestamp: float) -> str:
+    """``HH:MM`` for today, ``MM-DD HH:MM`` before."""
+    moment = time.localtime(timestamp)
+    today = time.localtime()[:3] == moment[:3]
+    return time.strftime("%H:%M" if today else "%m-%d %H:%M", moment)
 
 
 def show(

@@ -25,6 +25,7 @@ from typing import Any
 
 from langmarl.core.errors import ConfigError
 from langmarl.core.files import atomic_write_json
+from langmarl.llm.local.weights import save_pretrained_quietly
 from langmarl.magrpo.policy import Agent
 
 STATE_FILE = "trainer_state.json"
@@ -71,8 +72,7 @@ def save_checkpoint(
     staging.mkdir()
     for agent in agents:
         folder = staging / agent.name
-        agent.model.save_pretrained(folder)
-        agent.tokenizer.save_pretrained(folder)
+        save_pretrained_quietly(agent.model, agent.tokenizer, folder)
         if optimizer:
             torch.save(agent.optimizer.state_dict(), folder / OPTIMIZER_FILE)
     if extra:

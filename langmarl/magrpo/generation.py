@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from langmarl.llm.local.kv_cache import cache_kwargs, output_cache
 from langmarl.llm.local.sampling import Sampling, sample_tokens
 from langmarl.magrpo.loss import completion_mask, token_logprobs
 from langmarl.magrpo.parallel import TOKENIZER_LOCK
@@ -255,14 +256,14 @@ def shared_prompt_logprobs(
     completion = sequences[:, prompt_length:]
     width = completion.shape[1]
     if width > 1:
-        cache = prefix.past_key_values
+        cache = output_cache(prefix)
         cache.batch_repeat_interleave(group)
         offsets = torch.arange(1, width, device=sequences.device)
         following = model(
             input_ids=completion[:, :-1],
             attention_mask=attention_mask[:, :-1],
             position_ids=positions[:, -1:].repeat_interleave(group, dim=0) + offsets,
-            past_key_values=cache,
+            **cache_kwargs(model, cache),
             use_cache=True,
         ).logits
         logits = torch.cat([logits, following], dim=1)

@@ -61,10 +61,13 @@ def build_vec_env(config: TrainConfig, reward_source: str | None) -> Any:
 
 
 def build_ppo(config: TrainConfig, venv: Any) -> Any:
-    """An SB3 PPO model for ``config``."""
+    """An SB3 PPO model for ``config``, logging nowhere: the callback writes the run's own
+    scalars, and SB3's default logger would leave an empty ``SB3-<time>`` folder in the temp
+    directory on every ``learn``."""
     from stable_baselines3 import PPO
+    from stable_baselines3.common.logger import Logger
 
-    return PPO(
+    model = PPO(
         "MlpPolicy",
         venv,
         learning_rate=config.learning_rate,
@@ -82,6 +85,8 @@ def build_ppo(config: TrainConfig, venv: Any) -> Any:
         device="cpu",
         verbose=0,
     )
+    model.set_logger(Logger(folder=None, output_formats=[]))
+    return model
 
 
 def make_policy(model: Any, venv: Any) -> Policy:

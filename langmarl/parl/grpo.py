@@ -39,6 +39,7 @@ from langmarl.envs.parallel.reward import TraceScorer
 from langmarl.envs.parallel.runner import execute_plan
 from langmarl.envs.parallel.tasks import ParallelTask
 from langmarl.envs.parallel.trace import ExecutionTrace
+from langmarl.llm.local.weights import save_pretrained_quietly
 from langmarl.magrpo import checkpoint as ckpt
 from langmarl.magrpo.base import WeightSpaceTrainer
 from langmarl.parl import grpo_checkpoint as legacy
@@ -217,8 +218,7 @@ class OrchestratorGRPO(WeightSpaceTrainer):
         """Save the orchestrator (``save_pretrained``: the adapter only with ``lora``) to
         ``path`` (default ``<output_dir>/model``); returns the folder."""
         folder = Path(path) if path is not None else self.run_dir / "model"
-        self.model.save_pretrained(folder)
-        self.tokenizer.save_pretrained(folder)
+        save_pretrained_quietly(self.model, self.tokenizer, folder)
         return folder
 
     def evaluate(self, num_samples: int | None = None) -> dict[str, float]:

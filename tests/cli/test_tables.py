@@ -1,14 +1,18 @@
-"""The CLI's tables stay readable at 80 columns: no number is cut to `0.…`."""
+"""The CLI's tables stay readable at 80 columns: no number is cut to `0.…`, no run id wrapped."""
 
 from __future__ import annotations
 
 import io
+import time
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
 from langmarl.cli.parl_commands import CURVE_COLUMNS
+from langmarl.cli.runs_commands import _runs_table
 from langmarl.cli.train_commands import comparison_table, summary_table, usage_table
+from langmarl.store.catalog import RunSummary
 
 ITERATION = {
     "iteration": 12, "avg_reward": 0.4567, "min_reward": 0.0, "max_reward": 1.0,
@@ -52,3 +56,20 @@ def test_the_parl_curve_fits() -> None:
     table.add_row("12", "0.512", "0.500", "0.100", "3", "4", "9", "2.250")
     text = render(table)
     assert "0.512" in text and "2.250" in text and "…" not in text
+
+
+def test_the_runs_list_keeps_long_ids_kinds_and_scores_on_one_line() -> None:
+    root = Path("runs")
+    long_ids = ("session_20261125_020851_f30e", "quickstart-20261125-014216")
+    runs = [
+        RunSummary(root / long_ids[0], long_ids[0], "p2p_session", "completed",
+                   updated_at=time.time(), progress="2 iterations", score=-41.141),
+        RunSummary(root / "group" / long_ids[1], long_ids[1], "magrpo", "running",
+                   updated_at=time.time() - 3 * 86400, progress="16/16 steps", score=0.733),
+    ]  # fmt: skip
+    text = render(_runs_table(root, runs))
+    lines = text.splitlines()
+    assert lines[0].strip() == "runs/" and max(len(line) for line in lines) <= 80, text
+    for whole in (long_ids[0], f"group/{long_ids[1]}", "p2p_session", "-41.141", "0.733"):
+        assert any(whole in line for line in lines), (whole, text)
+    assert "…" not in text

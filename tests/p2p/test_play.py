@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from langmarl.cli import build_app
 from langmarl.core.errors import ConfigError
 from langmarl.p2p import IterationRecord, TrainConfig, train_runs
 from langmarl.p2p.play import find_policy_run, play
-from langmarl.p2p.sb3_trainer import MODEL_FILE, NORMALIZE_FILE
+from langmarl.p2p.sb3_trainer import MODEL_FILE, NORMALIZE_FILE, run_training
 
 from .conftest import PENDULUM_REWARD
 
@@ -22,6 +23,19 @@ TINY = {
     "n_epochs": 1, "num_evals": 1, "eval_episodes": 1, "max_episode_steps": 40,
     "record_video": False, "video_width": 96, "video_height": 96,
 }  # fmt: skip
+
+
+def test_training_leaves_no_logger_folder_in_the_temp_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    iteration = IterationRecord(tmp_path / "session" / "iter_1")
+    summary = run_training(iteration, PENDULUM_REWARD, TrainConfig(**TINY))
+    assert summary.steps_done >= TINY["total_timesteps"]
+    assert [p.name for p in temp.iterdir() if p.name.startswith("SB3-")] == []
+    assert (iteration.path / MODEL_FILE).exists()
 
 
 @pytest.mark.slow

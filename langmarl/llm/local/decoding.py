@@ -21,6 +21,8 @@ from typing import Any
 
 import torch
 
+from langmarl.llm.local.kv_cache import cache_kwargs, output_cache
+
 Choose = Callable[[int, torch.Tensor, torch.Tensor], tuple[torch.Tensor, torch.Tensor]]
 """``choose(step, logits, active) -> (tokens, alive)``: ``logits`` ``(A, V)`` of the active
 rows, ``active`` ``(A,)`` their row indices (row ``p * repeat + g``); ``tokens`` ``(A,)`` the
@@ -58,7 +60,7 @@ def decode_loop(
         use_cache=True,
         logits_to_keep=1,
     )
-    cache, logits = out.past_key_values, out.logits[:, -1, :]
+    cache, logits = output_cache(out), out.logits[:, -1, :]
     mask, last_position = attention_mask, positions[:, -1:]
     if repeat > 1:
         cache.batch_repeat_interleave(repeat)
@@ -81,7 +83,7 @@ def decode_loop(
             input_ids=picked[:, None],
             attention_mask=mask,
             position_ids=last_position,
-            past_key_values=cache,
+            **cache_kwargs(model, cache),
             use_cache=True,
         )
-        cache, logits = out.past_key_values, out.logits[:, -1, :]
+        cache, logits = output_cache(out), out.logits[:, -1, :]

@@ -85,8 +85,7 @@ def ensure_converted(root: str | Path | None = None) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{MODEL_NAME}."))
     try:
-        model.save_pretrained(staging)
-        tokenizer.save_pretrained(staging)
+        save_pretrained_quietly(model, tokenizer, staging)
         if target.exists() and not is_converted(root):
             shutil.rmtree(target, ignore_errors=True)  # an incomplete copy from an old crash
         try:
@@ -97,6 +96,22 @@ def ensure_converted(root: str | Path | None = None) -> Path:
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return target
+
+
+def save_pretrained_quietly(model: Any, tokenizer: Any, folder: str | Path) -> None:
+    """``save_pretrained`` of ``model`` and ``tokenizer`` into ``folder`` without transformers'
+    "Writing model shards" bar: a checkpoint every few steps would print one into a run's
+    output (and tear the CLI's progress display), and the run logs its checkpoints itself."""
+    from transformers.utils import logging as hf_logging
+
+    shown = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        model.save_pretrained(folder)
+        tokenizer.save_pretrained(folder)
+    finally:
+        if shown:
+            hf_logging.enable_progress_bar()
 
 
 def load_model(root: str | Path | None = None) -> tuple[Any, Any]:
