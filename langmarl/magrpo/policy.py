@@ -14,6 +14,7 @@ from typing import Any
 
 from langmarl.core.errors import ConfigError, MissingDependencyError
 from langmarl.llm.local.models import EMBEDDED_NAMES
+from langmarl.llm.local.weights import quiet_progress
 from langmarl.magrpo.config import LoRAConfig, TrainerConfig
 from langmarl.magrpo.sampler import Sampler
 
@@ -53,7 +54,8 @@ def load_causal_lm(name_or_path: str, device: str = "cpu") -> tuple[Any, Any]:
         # A copy converted from GGUF may still carry the GGUF quantization marker, which makes
         # save_pretrained refuse the (already dequantized) model; drop it.
         del config.quantization_config
-    model: Any = AutoModelForCausalLM.from_pretrained(source, config=config)
+    with quiet_progress():
+        model: Any = AutoModelForCausalLM.from_pretrained(source, config=config)
     model = model.to(device)
     return model, tokenizer
 

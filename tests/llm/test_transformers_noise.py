@@ -1,5 +1,6 @@
 """transformers' own noise stays out of a run's output: the KV cache goes back to the model
-under the installed version's name (no FutureWarning per call), and saving prints no bar."""
+under the installed version's name (no FutureWarning per call), and saving and loading
+weights print no bar."""
 
 from __future__ import annotations
 
@@ -79,7 +80,7 @@ def test_a_model_that_knows_only_the_old_name_gets_it() -> None:
     assert output_cache(SimpleNamespace(cache="new", past_key_values=None)) == "new"
 
 
-def test_saving_prints_no_progress_bar_and_leaves_the_bar_setting_as_it_was(
+def test_saving_and_loading_print_no_progress_bar_and_leave_the_setting_as_it_was(
     tiny_llama: Any, tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
     from transformers import PreTrainedTokenizerFast
@@ -93,6 +94,16 @@ def test_saving_prints_no_progress_bar_and_leaves_the_bar_setting_as_it_was(
     assert hf_logging.is_progress_bar_enabled()
     assert (tmp_path / "saved" / "model.safetensors").exists()
     assert (tmp_path / "saved" / "tokenizer.json").exists()
+
+    from langmarl.llm.local.models import load_source, resolve_model
+    from langmarl.magrpo.policy import load_causal_lm
+
+    trained, _ = load_causal_lm(str(tmp_path / "saved"))
+    served, _ = load_source(resolve_model(str(tmp_path / "saved")))
+    out, err = capfd.readouterr()
+    assert "Loading weights" not in out + err and hf_logging.is_progress_bar_enabled()
+    for model in (trained, served):
+        assert torch.equal(model.lm_head.weight, tiny_llama.lm_head.weight)
 
 
 def _word_tokenizer() -> Any:

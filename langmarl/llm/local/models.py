@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from langmarl.core.errors import ConfigError, MissingDependencyError
-from langmarl.llm.local.weights import MODEL_NAME, load_model
+from langmarl.llm.local.weights import MODEL_NAME, load_model, quiet_progress
 
 log = logging.getLogger(__name__)
 
@@ -105,8 +105,9 @@ def _pretrained(location: str) -> tuple[Any, Any]:
     except ImportError:
         raise MissingDependencyError("transformers", "local", "A local model") from None
     try:
-        tokenizer = AutoTokenizer.from_pretrained(location)
-        model = AutoModelForCausalLM.from_pretrained(location)
+        with quiet_progress():
+            tokenizer = AutoTokenizer.from_pretrained(location)
+            model = AutoModelForCausalLM.from_pretrained(location)
     except OSError as exc:
         raise ConfigError(
             f"could not load the model {location!r}: {exc}. A hub id needs the network (or "
@@ -125,7 +126,8 @@ def _with_adapter(adapter: Path, cache_dir: str | Path | None) -> tuple[Any, Any
         from transformers import AutoTokenizer
 
         tokenizer = AutoTokenizer.from_pretrained(adapter)
-    merged = PeftModel.from_pretrained(base, adapter).merge_and_unload()
+    with quiet_progress():
+        merged = PeftModel.from_pretrained(base, adapter).merge_and_unload()
     return merged, tokenizer
 
 

@@ -8,11 +8,13 @@ config and copies the state dict over.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import logging
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -78,8 +80,9 @@ def ensure_converted(root: str | Path | None = None) -> Path:
 
     source = gguf_path()
     log.info("Converting %s from GGUF to safetensors (once) into %s", MODEL_NAME, target)
-    tokenizer = AutoTokenizer.from_pretrained(source.parent, gguf_file=source.name)
-    gguf_model = AutoModelForCausalLM.from_pretrained(source.parent, gguf_file=source.name)
+    with quiet_progress():
+        tokenizer = AutoTokenizer.from_pretrained(source.parent, gguf_file=source.name)
+        gguf_model = AutoModelForCausalLM.from_pretrained(source.parent, gguf_file=source.name)
     model = AutoModelForCausalLM.from_config(gguf_model.config)
     model.load_state_dict(gguf_model.state_dict())
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -98,20 +101,27 @@ def ensure_converted(root: str | Path | None = None) -> Path:
     return target
 
 
-def save_pretrained_quietly(model: Any, tokenizer: Any, folder: str | Path) -> None:
-    """``save_pretrained`` of ``model`` and ``tokenizer`` into ``folder`` without transformers'
-    "Writing model shards" bar: a checkpoint every few steps would print one into a run's
-    output (and tear the CLI's progress display), and the run logs its checkpoints itself."""
+@contextlib.contextmanager
+def quiet_progress() -> Iterator[None]:
+    """Turn transformers' own tqdm bars ("Loading weights", "Writing model shards") off for
+    the block, then back to what they were: loads and checkpoints would print them into a
+    run's output (tearing the CLI's progress display), and the run logs those steps itself."""
     from transformers.utils import logging as hf_logging
 
     shown = hf_logging.is_progress_bar_enabled()
     hf_logging.disable_progress_bar()
     try:
-        model.save_pretrained(folder)
-        tokenizer.save_pretrained(folder)
+        yield
     finally:
         if shown:
             hf_logging.enable_progress_bar()
+
+
+def save_pretrained_quietly(model: Any, tokenizer: Any, folder: str | Path) -> None:
+    """``save_pretrained`` of ``model`` and ``tokenizer`` into ``folder``, no bar printed."""
+    with quiet_progress():
+        model.save_pretrained(folder)
+        tokenizer.save_pretrained(folder)
 
 
 def load_model(root: str | Path | None = None) -> tuple[Any, Any]:
@@ -121,11 +131,10 @@ def load_model(root: str | Path | None = None) -> tuple[Any, Any]:
     ``AutoModelForCausalLM.from_pretrained`` directly.
     """
     from transformers import AutoModelForCausalLM, AutoTokenizer
-    from transformers.utils import logging as hf_logging
 
-    hf_logging.disable_progress_bar()
     directory = ensure_converted(root)
-    tokenizer = AutoTokenizer.from_pretrained(directory)
-    model = AutoModelForCausalLM.from_pretrained(directory)
+    with quiet_progress():
+        tokenizer = AutoTokenizer.from_pretrained(directory)
+        model = AutoModelForCausalLM.from_pretrained(directory)
     model.eval()
     return model, tokenizer
