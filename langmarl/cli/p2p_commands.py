@@ -155,8 +155,15 @@ def bench(
     overrides: list[str] | None = OVERRIDES,
     config_file: Path | None = CONFIG,
     config_option: Path | None = CONFIG_ALIAS,
+    limit: int | None = typer.Option(
+        None, "--limit", min=1, help="Run only the first N cases (a quick look at a bench)."
+    ),
 ) -> None:
-    """Run a session per CSV row; report success rate and mean score per group."""
+    """Run a session per CSV row; report success rate and mean score per group.
+
+    ``bench.json`` is rewritten after every case (``"complete": false`` until the last), so
+    a bench stopped part-way keeps the cases it finished.
+    """
     import time
 
     from langmarl.core.files import atomic_write_json
@@ -164,7 +171,7 @@ def bench(
     from langmarl.p2p.loop import new_session_id, run_loop
 
     path = config_argument(config_file, config_option)
-    cases = read_cases(cases_csv)
+    cases = read_cases(cases_csv)[:limit]
     text, vision = _clients(llm, vlm)
     bench_dir = runs_dir / f"bench_{time.strftime('%Y%m%d_%H%M%S', time.gmtime())}"
     outcomes = []
@@ -186,10 +193,15 @@ def bench(
             )
         )
         console.print(f"case {index}: {result.status} score={result.best_score}")
-    summary = summarize(outcomes)
-    atomic_write_json(
-        bench_dir / "bench.json", {"cases": [o.model_dump() for o in outcomes], "summary": summary}
-    )
+        summary = summarize(outcomes)
+        atomic_write_json(
+            bench_dir / "bench.json",
+            {
+                "cases": [o.model_dump() for o in outcomes],
+                "summary": summary,
+                "complete": index == len(cases),
+            },
+        )
     table = compact_table("cases", "success rate", "mean score", lead=("group",))
     for name, row in summary.items():
         table.add_row(

@@ -93,7 +93,39 @@ def test_p2p_bench_reports_groups(monkeypatch, tmp_path: Path):
     (bench_json,) = tmp_path.glob("bench_*/bench.json")
     summary = json.loads(bench_json.read_text())["summary"]
     assert summary["category=locomotion"] == {"cases": 2, "success_rate": 1.0, "mean_score": 0.8}
+    assert json.loads(bench_json.read_text())["complete"] is True
     assert "difficulty=hard" in result.output
+
+
+def test_p2p_bench_limit_and_a_stop_keep_the_finished_cases(monkeypatch, tmp_path: Path):
+    import json
+
+    fake, calls = _fake_loop("passed")
+
+    def stopped_on_the_second(intent, config, **kwargs):
+        if calls:
+            raise KeyboardInterrupt
+        return fake(intent, config, **kwargs)
+
+    monkeypatch.setattr("langmarl.cli.p2p_commands._clients", lambda llm, vlm: (None, None))
+    cases = tmp_path / "cases.csv"
+    rows = "".join(f"Hopper-v5,hop {i},locomotion,easy\n" for i in range(3))
+    cases.write_text("env_id,instruction,category,difficulty\n" + rows)
+
+    monkeypatch.setattr("langmarl.p2p.loop.run_loop", fake)
+    args = ["p2p", "bench", str(cases), "--limit", "2", "--runs-dir", str(tmp_path / "a")]
+    assert runner.invoke(build_app(), args).exit_code == 0
+    assert [c[0] for c in calls] == ["hop 0", "hop 1"]
+
+    calls.clear()
+    monkeypatch.setattr("langmarl.p2p.loop.run_loop", stopped_on_the_second)
+    args = ["p2p", "bench", str(cases), "--runs-dir", str(tmp_path / "b")]
+    assert runner.invoke(build_app(), args).exit_code != 0
+    (bench_json,) = (tmp_path / "b").glob("bench_*/bench.json")
+    saved = json.loads(bench_json.read_text())
+    assert saved["complete"] is False and [c["case"]["instruction"] for c in saved["cases"]] == [
+        "hop 0"
+    ]
 
 
 def test_p2p_resume_finishes_a_killed_session_and_refuses_a_finished_one(monkeypatch, tmp_path):
