@@ -4,7 +4,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from trainer_fakes import AGENTS, default_reply, make_parts, role_of
+from trainer_fakes import AGENTS, count_peaks, default_reply, make_parts, role_of
 
 from langmarl.core.errors import LLMError, RunFailedError
 from langmarl.store import LocalStore
@@ -179,25 +179,6 @@ def test_train_one_iteration_on_a_fresh_trainer_opens_the_run(tmp_path: Path) ->
     assert trainer.train_one_iteration(1)["iteration"] == 1
     assert trainer.train()[-1]["iteration"] == 2
     assert trainer.store.run_info("test")["status"] == "completed"
-
-
-def count_peaks(backend: Any) -> dict[str, int]:
-    """Wrap ``backend.complete`` to record, per role, the most calls in flight at once."""
-    in_flight: dict[str, int] = {}
-    peaks: dict[str, int] = {}
-    original = backend.complete
-
-    async def counting(request: Any) -> Any:
-        role = role_of(request)
-        in_flight[role] = in_flight.get(role, 0) + 1
-        peaks[role] = max(peaks.get(role, 0), in_flight[role])
-        try:
-            return await original(request)
-        finally:
-            in_flight[role] -= 1
-
-    backend.complete = counting
-    return peaks
 
 
 def test_calls_within_a_phase_run_concurrently(tmp_path: Path) -> None:

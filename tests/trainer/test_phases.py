@@ -2,10 +2,9 @@
 
 import types
 from pathlib import Path
-from typing import Any
 
 import pytest
-from trainer_fakes import make_parts, role_of
+from trainer_fakes import count_peaks, make_parts
 
 from langmarl.config.base import BaseConfig
 from langmarl.core.errors import ConfigError
@@ -25,21 +24,7 @@ def _peak_per_role(tmp_path: Path, **limits: int) -> dict[str, int]:
         tmp_path, latency=0.02, num_iterations=1, trajectories_per_iteration=6,
         validate_updates=False, **limits,
     )  # fmt: skip
-    backend = env.llm.backend
-    in_flight: dict[str, int] = {}
-    peak: dict[str, int] = {}
-    original = backend.complete
-
-    async def counting(request: Any) -> Any:
-        role = role_of(request)
-        in_flight[role] = in_flight.get(role, 0) + 1
-        peak[role] = max(peak.get(role, 0), in_flight[role])
-        try:
-            return await original(request)
-        finally:
-            in_flight[role] -= 1
-
-    backend.complete = counting  # type: ignore[method-assign]
+    peak = count_peaks(env.llm.backend)
     MonteCarloTrainer(cfg, env, critic, opt, callbacks=[]).train()
     return peak
 

@@ -115,3 +115,22 @@ def make_parts(
     critic = CentralizedCritic(cfg, llm=llm)
     optimizer = PolicyGradientOptimizer(scripted_config(), llm=llm)
     return cfg, env, critic, optimizer
+
+
+def count_peaks(backend: Any) -> dict[str, int]:
+    """Wrap ``backend.complete`` to record, per role, the most calls in flight at once."""
+    in_flight: dict[str, int] = {}
+    peaks: dict[str, int] = {}
+    original = backend.complete
+
+    async def counting(request: Any) -> Any:
+        role = role_of(request)
+        in_flight[role] = in_flight.get(role, 0) + 1
+        peaks[role] = max(peaks.get(role, 0), in_flight[role])
+        try:
+            return await original(request)
+        finally:
+            in_flight[role] -= 1
+
+    backend.complete = counting
+    return peaks
