@@ -54,8 +54,8 @@ def _language_cli(work: Path, out: str) -> None:
     _completed(work / "experiments/quick")
     assert "iteration 0: avg reward" in out
     assert list((work / "experiments/quick/evals").glob("test_*.json")), "no eval written"
-    # `langmarl runs`: the only language run so far, completed (the narrow table wraps its name)
-    assert re.search(r"language\s*│\s*completed\s*│\s*1/1 iterations", out), out[-2000:]
+    # `langmarl runs`: the only language run so far, completed, on one line of its table
+    assert re.search(r"^quick\s+language\s+completed\s+1/1 iter\.", out, re.MULTILINE), out[-2000:]
 
 
 def _language_python(work: Path, out: str) -> None:
@@ -87,6 +87,14 @@ def _p2p_cli(work: Path, out: str) -> None:
     sessions = sorted((work / "runs").glob("session_*/iter_1/model.zip"))
     assert sessions, "no trained policy in runs/session_*/iter_1"
     assert "session dir: runs/session_" in out and "mean env return:" in out, out[-2000:]
+
+
+def _p2p_bench(work: Path, out: str) -> None:
+    (bench,) = (work / "runs").glob("bench_*/bench.json")
+    saved = json.loads(bench.read_text())
+    assert saved["complete"] is True and len(saved["cases"]) == 1, saved
+    assert saved["cases"][0]["case"]["env_id"] == "HalfCheetah-v5"
+    assert "case 1:" in out and "category=locomotion" in out, out[-2000:]
 
 
 def _parl_grpo(work: Path, out: str) -> None:
@@ -121,6 +129,7 @@ CHECKS: dict[str, Callable[[Path, str], None]] = {
     "runs/writing-quick": _magrpo_cli,
     'output_dir="runs/magrpo-quick"': _magrpo_python,
     "smoke.yaml --iterations 1 --timesteps 512": _p2p_cli,
+    "smoke.yaml --limit 1 --iterations 1": _p2p_bench,
     "configs/parl/grpo_tiny.json": _parl_grpo,
     'run_id="parl-quick"': _parl_python,
     "runs/tracked-quick": _tracked,
