@@ -38,7 +38,6 @@ def list_runs(
     status: str | None = typer.Option(None, "--status", help="Only runs with this status."),
 ) -> None:
     """List the runs under the directories with kind, status, progress and score."""
-
     from langmarl.core.errors import ConfigError
     from langmarl.core.validation import did_you_mean
     from langmarl.store.catalog import LISTED_STATUSES, find_runs
@@ -86,7 +85,7 @@ def _runs_table(root: Path, runs: list[RunSummary]) -> Any:
     table.add_column("updated", no_wrap=True)
     for run in runs:
         table.add_row(
-            str(run.path.relative_to(root)) if run.path != Path(root) else str(run.path),
+            str(run.path.relative_to(root)) if run.path != root else str(run.path),
             run.kind,
             run.status + ("*" if run.layout == "old" else ""),
             run.progress.replace(" iterations", " iter."),

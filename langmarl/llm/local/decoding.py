@@ -21,7 +21,7 @@ from typing import Any
 
 import torch
 
-from langmarl.llm.local.kv_cache import cache_kwargs, output_cache
+from langmarl.llm.local.kv_cache import cache_keyword, output_cache
 
 Choose = Callable[[int, torch.Tensor, torch.Tensor], tuple[torch.Tensor, torch.Tensor]]
 """``choose(step, logits, active) -> (tokens, alive)``: ``logits`` ``(A, V)`` of the active
@@ -68,6 +68,7 @@ def decode_loop(
         mask = mask.repeat_interleave(repeat, dim=0)
         last_position = last_position.repeat_interleave(repeat, dim=0)
     active = torch.arange(mask.shape[0], device=mask.device)
+    pass_cache = cache_keyword(model)
     for step in range(max_steps):
         picked, alive = choose(step, logits, active)
         if step == max_steps - 1 or not bool(alive.any()):
@@ -83,7 +84,7 @@ def decode_loop(
             input_ids=picked[:, None],
             attention_mask=mask,
             position_ids=last_position,
-            **cache_kwargs(model, cache),
+            **{pass_cache: cache},
             use_cache=True,
         )
         cache, logits = output_cache(out), out.logits[:, -1, :]

@@ -12,13 +12,18 @@ import inspect
 from typing import Any
 
 
-def cache_kwargs(model: Any, cache: Any) -> dict[str, Any]:
-    """The keyword argument that passes ``cache`` to ``model``'s forward.
+def cache_keyword(model: Any) -> str:
+    """The name under which ``model``'s forward takes the cache (a loop asks once).
 
     A PEFT wrapper's forward takes ``**kwargs``, so the base model's signature decides.
     """
     base = model.get_base_model() if hasattr(model, "get_base_model") else model
-    return {_cache_keyword(type(base)): cache}
+    return _cache_keyword(type(base))
+
+
+def cache_kwargs(model: Any, cache: Any) -> dict[str, Any]:
+    """The keyword argument that passes ``cache`` to ``model``'s forward."""
+    return {cache_keyword(model): cache}
 
 
 def output_cache(output: Any) -> Any:
