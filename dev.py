@@ -4,6 +4,7 @@
 Needs only Python 3.11+ on the machine:
 
     python3 dev.py quickstart   # install everything, then train two agents on the embedded model
+    python3 dev.py quickstart --space language   # the same task in language space
     python3 dev.py test         # install everything, then lint, type-check and run all tests
 
 `python3 dev.py setup` only installs. The install is skipped when pyproject.toml and this
@@ -34,6 +35,10 @@ EXTRAS = "all,dev"
 # The main job: weight-space training (MAGRPO, LoRA) of two embedded SmolLM2 agents on the
 # poster task, ending with the held-out reward of the untrained → trained agents.
 QUICKSTART = ["magrpo", "train", "configs/magrpo/quickstart.json"]
+# `--space language`: the same task in language space on the embedded model — a Pareto pool
+# of candidates whose demonstrations come from the run's own episodes — then the held-out
+# comparison of the starting and the best policies.
+LANGUAGE_QUICKSTART = ["train", "configs/poster_pool.json"]
 
 
 def run(*cmd: str | Path, env: dict[str, str] | None = None) -> None:
@@ -112,8 +117,18 @@ def main(argv: list[str]) -> None:
         tests(argv[1:])
     elif command == "quickstart":
         setup()
-        output = f"trainer.output_dir=runs/quickstart-{time.strftime('%Y%m%d-%H%M%S')}"
-        run(BIN / "langmarl", *QUICKSTART, "--set", output, *argv[1:])
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        rest = argv[1:]
+        if rest[:2] == ["--space", "language"]:
+            name = f"poster-pool-{stamp}"
+            sets = ["--set", "experiment_dir=runs", "--set", f"exp_name={name}"]
+            run(BIN / "langmarl", *LANGUAGE_QUICKSTART, *sets, *rest[2:])
+            run(BIN / "langmarl", "eval", f"runs/{name}")
+            return
+        if rest[:2] == ["--space", "weights"]:
+            rest = rest[2:]
+        output = f"trainer.output_dir=runs/quickstart-{stamp}"
+        run(BIN / "langmarl", *QUICKSTART, "--set", output, *rest)
     else:
         sys.exit(__doc__)
 

@@ -16,6 +16,7 @@ _NAMES = {
     "LanguageTaskConfig": "langmarl.config.envs",
     "OvercookedConfig": "langmarl.config.envs",
     "PistonballConfig": "langmarl.config.envs",
+    "PosterConfig": "langmarl.config.envs",
     "TicTacToeConfig": "langmarl.config.envs",
     "load_config": "langmarl.config.loading",
     # LLM layer
@@ -84,6 +85,7 @@ if TYPE_CHECKING:
         LanguageTaskConfig,
         OvercookedConfig,
         PistonballConfig,
+        PosterConfig,
         TicTacToeConfig,
     )
     from langmarl.config.loading import load_config

@@ -37,7 +37,7 @@ try:
     QUICK = [example for example in _examples() if example.kind == "quick"]
 except ReadmeExampleError:
     QUICK = []  # test_every_readme_block_is_marked reports why
-TIMEOUT_S = 240
+TIMEOUT_S = 600  # a safety net: 5x the slowest quick block (96 s quiet)
 
 
 def _completed(run_dir: Path) -> None:

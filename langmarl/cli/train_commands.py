@@ -229,7 +229,7 @@ def eval_run(
 ) -> None:
     """Evaluate a run's initial and final policies on held-out tasks, side by side with
     95% intervals, and store the result in the run."""
-    from langmarl.trainer.evaluation import compare_run
+    from langmarl.trainer.evaluation import compare_run, headline
 
     with console.status(f"Evaluating {run_dir} on {split}…"):
         result = compare_run(run_dir, split=split, iteration=iteration, episodes=episodes)
@@ -238,3 +238,4 @@ def eval_run(
     if result["note"]:
         console.print(f"Note: {result['note']}.")
     console.print(f"Saved to {run_dir / 'evals' / f'{split}_compare.json'}")
+    console.print(headline(result), markup=False, soft_wrap=True)

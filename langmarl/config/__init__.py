@@ -5,6 +5,7 @@ from langmarl.config.envs import (
     LanguageTaskConfig,
     OvercookedConfig,
     PistonballConfig,
+    PosterConfig,
     TicTacToeConfig,
 )
 from langmarl.config.loading import (
@@ -20,6 +21,7 @@ __all__ = [
     "LanguageTaskConfig",
     "OvercookedConfig",
     "PistonballConfig",
+    "PosterConfig",
     "TicTacToeConfig",
     "apply_overrides",
     "config_from_dict",

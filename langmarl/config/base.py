@@ -14,6 +14,7 @@ from pydantic import (
 )
 
 from langmarl.config.overrides import apply_overrides
+from langmarl.config.pool import PoolSettings, Search
 from langmarl.core.errors import ConfigError
 from langmarl.core.mappings import read_mapping
 from langmarl.core.validation import validate_model
@@ -102,6 +103,12 @@ class BaseConfig(BaseModel):
     rescore_incumbent: bool = False
     """Score the current policies again every iteration instead of reusing their score;
     needed when the reward changes during training (e.g. an annealed PARL term)."""
+    search: Search = "gradient"
+    """How policies improve: ``gradient`` (the critic's language gradients rewrite one
+    incumbent team) or ``pool`` (a Pareto pool of candidates mutated by demonstrations from
+    the run's own episodes, merges and optionally rewrites; see ``pool``)."""
+    pool: PoolSettings = Field(default_factory=PoolSettings)
+    """Settings of the ``pool`` search (ignored by ``gradient``)."""
     grounded_feedback: Grounding = "auto"
     """Show the critic the verifier's facts (expected vs got, format violations, failing
     tests). ``auto``: where the task has a verifier; ``on``: the same, and a task without a
@@ -125,6 +132,16 @@ class BaseConfig(BaseModel):
                 f"update_candidates={self.update_candidates} needs validate_updates=true: "
                 "candidates are chosen by their validation score; set update_candidates=1 "
                 "or validate_updates=true"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _check_search(self) -> BaseConfig:
+        if self.search == "pool" and not self.validate_updates:
+            raise ConfigError(
+                "search='pool' needs validate_updates=true: the pool keeps a candidate only "
+                "after scoring it on the validation batch; set validate_updates=true or "
+                "search='gradient'"
             )
         return self
 

@@ -137,6 +137,19 @@ class PistonballConfig(BaseConfig):
         return data
 
 
+class PosterConfig(BaseConfig):
+    """The ``poster`` task in language space: two agents, a key word and a tagline that uses
+    it, held out on the same topics as the weight-space quickstart."""
+
+    env: str = "poster"
+    num_agents: int = Field(default=2, ge=2, le=2)
+    """Two agents: ``key_word`` and ``tagline``."""
+    topics_path: str | None = None
+    """A text file with one topic per line (``None``: the shipped topics)."""
+    num_eval: int = Field(default=20, ge=1)
+    """The first this many topics are the held-out ``test`` split (as MAGRPO's ``num_eval``)."""
+
+
 class TicTacToeConfig(BaseConfig):
     """TicTacToe in language space: one LLM player (X) whose system prompt is trained
     against an :class:`~langmarl.envs.text.tictactoe.Opponent`."""

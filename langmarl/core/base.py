@@ -174,10 +174,10 @@ class LLMAgent(BaseAgent):
         self.max_tokens = max_tokens
 
     def act(self, observation: str, policy: str) -> str:
-        return self.llm.chat(policy, observation, max_tokens=self.max_tokens)
+        return self.llm.chat_policy(policy, observation, max_tokens=self.max_tokens)
 
     async def aact(self, observation: str, policy: str) -> str:
-        return await self.llm.achat(policy, observation, max_tokens=self.max_tokens)
+        return await self.llm.achat_policy(policy, observation, max_tokens=self.max_tokens)
 
 
 class BaseCritic(ABC):

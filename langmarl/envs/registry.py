@@ -190,6 +190,12 @@ def _builtin_registry() -> EnvRegistry:
         config="langmarl.config.envs:LanguageTaskConfig",
     )
     registry.register(
+        "poster",
+        "langmarl.envs.poster.env:PosterEnv",
+        description="Poster: a key word and a tagline that uses it (weight space's task)",
+        config="langmarl.config.envs:PosterConfig",
+    )
+    registry.register(
         "tictactoe",
         "langmarl.envs.text.factories:make_tictactoe",
         description="TicTacToe: an LLM (X) against an optimal or random O; text env",

@@ -9,6 +9,7 @@ from typing import Any, TypedDict, Unpack
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
 from langmarl.core.aio import blocking
+from langmarl.core.demos import has_demos, policy_messages
 from langmarl.core.errors import ConfigError, LLMError
 from langmarl.llm.config import LLMConfig
 from langmarl.llm.retry import ENDPOINT_LIMITS, RetryWait, describe_failure, is_retryable
@@ -193,6 +194,28 @@ class LLMClient:
         """``achat_with_usage`` without the usage: the reply text."""
         return (await self.achat_with_usage(system_prompt, user_input, **options))[0]
 
+    async def achat_policy(
+        self,
+        policy: str,
+        user_input: str,
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        seed: int | None = None,
+    ) -> str:
+        """Reply as an agent whose ``policy`` may carry demonstrations
+        (:mod:`langmarl.core.demos`): its instruction as the system message, each
+        demonstration as an earlier user/assistant turn, then ``user_input``. A policy
+        without demonstrations sends what :meth:`achat` sends."""
+        if not has_demos(policy) and temperature is None and seed is None:
+            return await self.achat(policy, user_input, max_tokens=max_tokens)
+        messages = policy_messages(policy, user_input)
+        result = await self.acomplete(
+            messages, max_tokens=max_tokens, temperature=temperature, seed=seed
+        )
+        return result.text
+
     chat_with_usage = blocking(achat_with_usage)
+    chat_policy = blocking(achat_policy)
     chat = blocking(achat)
     complete = blocking(acomplete)

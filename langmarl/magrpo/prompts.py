@@ -59,12 +59,3 @@ Output only the code of `{entry_point}`."""
 WRITING_SUMMARY = "Write a one-sentence summary about: {prompt}"
 
 WRITING_EXPANSION = "Write a detailed paragraph of several sentences about: {prompt}"
-
-# -- cooperative poster (key word + tagline) -------------------------------------------------
-
-POSTER_LABEL = "Give the key word of a poster about {prompt}. Answer with a single word."
-
-POSTER_TAGLINE = (
-    "Write a tagline of three to six words about {prompt} that uses its key word. "
-    "Answer with the tagline only."
-)

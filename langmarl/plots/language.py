@@ -6,6 +6,9 @@ Read from the run directory (layout: ``langmarl/store/local.py``):
   when the trainer records them ``accepted_updates``/``rejected_updates`` and
   ``validation_score`` (a number, or one per agent; ``None`` when nothing was validated) —
   absent keys simply leave their panel out;
+- ``metrics.json`` of a pool search (``search: pool``) also has ``candidate_scores``: the
+  validation score of every candidate a round proposed, drawn as points beside the pool's
+  best (``validation_score``);
 - ``evals/<split>_iter_NNNN.json``: held-out evaluations of checkpoint N, drawn at x = N (the
   policies that iteration N starts from);
 - ``parl_curves.json`` (language-space PARL): critical vs serial steps and parallelism.
@@ -67,6 +70,21 @@ def key_series(records: list[dict[str, Any]], key: str, label: str) -> list[Seri
     return [column(flat, name, "iteration", name) for name in names]
 
 
+def candidate_points(records: list[dict[str, Any]]) -> list[Series]:
+    """The validation score of every candidate of a pool search, at its round (none for
+    other runs)."""
+    xs, ys = [], []
+    for record in records:
+        scores = record.get("candidate_scores")
+        if not isinstance(scores, Mapping):
+            continue
+        for value in scores.values():
+            if number(value) is not None:
+                xs.append(float(record.get("iteration", 0)))
+                ys.append(float(value))
+    return [Series("candidates proposed", xs, ys, "markers")] if xs else []
+
+
 def _status(run_dir: Path) -> str | None:
     """The run's status as the store tells it (a dead ``running`` run reads ``failed``)."""
     try:
@@ -95,7 +113,14 @@ def build(files: RunFiles) -> RunPlot:
                 *key_series(metrics, "rejected_updates", "rejected (failed validation)"),
             ],
         ),
-        Panel("Validation score", "score", key_series(metrics, "validation_score", "validation")),
+        Panel(
+            "Validation score",
+            "score",
+            [
+                *key_series(metrics, "validation_score", "validation"),
+                *candidate_points(metrics),
+            ],
+        ),
     ]
     curves = files.json(CURVES_FILE)
     if isinstance(curves, dict) and isinstance(curves.get("curve"), list):

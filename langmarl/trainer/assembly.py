@@ -9,8 +9,9 @@ whichever way it is started:
 2. the environment from its registry spec, with the actor (and judge) clients
    (:func:`assemble_env`);
 3. the critic and optimizer, given their clients;
-4. the trainer, with the caller's callbacks plus the training hooks the environment's spec
-   names (``parallel_tasks``: λ annealing and PARL curves).
+4. the trainer — :class:`MonteCarloTrainer`, or :class:`~langmarl.trainer.pool.search.
+   PoolTrainer` for ``search: "pool"`` — with the caller's callbacks plus the training
+   hooks the environment's spec names (``parallel_tasks``: λ annealing and PARL curves).
 """
 
 from __future__ import annotations
@@ -95,7 +96,12 @@ def assemble_trainer(
     optimizer = PolicyGradientOptimizer(config.get_optimizer_llm(), llm=clients.optimizer)
     chosen = [LoggingCallback(), CheckpointCallback()] if callbacks is None else list(callbacks)
     hooks = spec.training_callbacks(env, config)
-    return MonteCarloTrainer(
+    trainer_class = MonteCarloTrainer
+    if config.search == "pool":
+        from langmarl.trainer.pool.search import PoolTrainer
+
+        trainer_class = PoolTrainer
+    return trainer_class(
         config,
         env,
         critic,

@@ -17,7 +17,7 @@ from langmarl.core.errors import ConfigError
 from langmarl.core.records import AgentId, PolicyUpdate
 from langmarl.store import LocalStore
 
-Kind = Literal["rewrite", "append", "kept"]
+Kind = Literal["rewrite", "append", "kept", "demonstration", "merge"]
 
 
 class UpdateDecision(BaseModel):
@@ -27,7 +27,8 @@ class UpdateDecision(BaseModel):
         iteration: The training iteration that proposed it.
         agent_id: The agent.
         candidate: Its index among the agent's candidates of that iteration.
-        kind: How the optimizer made it: ``rewrite``, ``append``, or ``kept`` (no candidate).
+        kind: How it was made: ``rewrite``, ``append``, ``kept`` (no candidate), or by the
+            pool search, ``demonstration`` or ``merge``.
         policy: The candidate policy text.
         score: Its validation score (``None``: not scored).
         incumbent_score: The current policies' score it was compared with.
@@ -56,12 +57,15 @@ class TeamScore(BaseModel):
     Attributes:
         score: Mean reward over the batch (``None`` when scoring failed).
         rewards: Reward per batch task.
+        agent_scores: Each agent's mean credit over the batch, where every episode reports
+            per-agent parts (``metadata["agent_rewards"]``); else empty.
         error: Why scoring failed.
         episodes_run: Episodes played for this score (0 when it came from the cache).
     """
 
     score: float | None = None
     rewards: list[float] = []
+    agent_scores: dict[str, float] = {}
     error: str | None = None
     episodes_run: int = 0
 

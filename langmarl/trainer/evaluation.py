@@ -208,6 +208,8 @@ def compare_run(
     result = {
         "run_id": run.run_id,
         "split": split,
+        "env": run.config.env,
+        "greedy": hasattr(run.env, "exploring"),  # such envs answer greedily unless exploring
         "initial": initial,
         "final": {**final, "iteration": last},
         "difference": final["avg_reward"] - initial["avg_reward"],
@@ -216,3 +218,20 @@ def compare_run(
     }
     run.store.write_json(run.run_id, f"evals/{split}_compare.json", result)
     return result
+
+
+def headline(result: dict[str, Any]) -> str:
+    """One line of a :func:`compare_run` result, as the weight-space quickstart ends:
+    ``Held-out reward: 0.246 → 0.812 (n=20 poster examples, greedy; 95% CI […] → […])``."""
+    before, after = (score_interval(result[k]["rewards"]) for k in ("initial", "final"))
+
+    def bounds(interval: Any) -> str:
+        return "n/a" if interval.low is None else f"[{interval.low:.3f}, {interval.high:.3f}]"
+
+    decoding = "greedy; " if result.get("greedy") else ""
+    split = "" if result["split"] == "test" else f" {result['split']}"
+    what = f"{result.get('env', '')}{split}".strip()
+    return (
+        f"Held-out reward: {before.mean:.3f} → {after.mean:.3f} (n={after.n} {what} "
+        f"examples, {decoding}95% CI {bounds(before)} → {bounds(after)})"
+    )

@@ -56,6 +56,16 @@ from langmarl.trainer.decisions import (
 Collect = Callable[[Policies, dict[str, Any]], Awaitable[Trajectory]]
 
 
+def agent_means(episodes: list[Trajectory]) -> dict[AgentId, float]:
+    """Each agent's mean ``metadata["agent_rewards"]`` over ``episodes`` (empty unless
+    every episode reports them)."""
+    parts = [t.metadata.get("agent_rewards") for t in episodes]
+    if not parts or not all(isinstance(p, dict) for p in parts):
+        return {}
+    agents = set.intersection(*(set(p) for p in parts if isinstance(p, dict)))
+    return {a: sum(float(p[a]) for p in parts if isinstance(p, dict)) / len(parts) for a in agents}
+
+
 class Validator:
     """Scores teams on the run's validation batch and selects the updates to keep.
 
@@ -102,7 +112,11 @@ class Validator:
         record = {"size": self.size, "seed": seed, "batch": self.batch, "task_ids": ids}
         self.store.save_validation_batch(self.run_id, record)
         for line in self.store.load_validation_scores(self.run_id):
-            self._cache[str(line["key"])] = TeamScore(score=line["score"], rewards=line["rewards"])
+            self._cache[str(line["key"])] = TeamScore(
+                score=line["score"],
+                rewards=line["rewards"],
+                agent_scores=line.get("agent_scores") or {},
+            )
 
     def _key(self, policies: Policies, iteration: int) -> str:
         epoch = iteration if self.rescore else None
@@ -131,7 +145,9 @@ class Validator:
             error = f"{len(errors)} of {len(episodes)} validation episodes failed: {errors[0]}"
             return TeamScore(error=error, episodes_run=len(episodes))
         rewards = [float(t.reward) for t in episodes]
-        scored = TeamScore(score=sum(rewards) / len(rewards), rewards=rewards)
+        scored = TeamScore(
+            score=sum(rewards) / len(rewards), rewards=rewards, agent_scores=agent_means(episodes)
+        )
         self._cache[key] = scored
         record = {"key": key, "batch": self.batch, "iteration": iteration, **scored.model_dump()}
         self.store.append_validation_score(self.run_id, record)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 
@@ -263,3 +264,23 @@ def test_a_corrupt_json_file_is_skipped_and_named(tmp_path: Path) -> None:
     assert plot.series("Judge score per iteration")["intent score"].x == [2, 3]
     (note,) = plot.notes
     assert note.startswith(f"skipped {broken}: not readable JSON")
+
+
+def test_a_pool_run_shows_every_candidate_beside_the_best(tmp_path: Path) -> None:
+    run = tmp_path / "pool"
+    run.mkdir()
+    (run / "run.json").write_text(json.dumps({"run_id": "pool", "status": "completed"}))
+    metrics = [
+        {"iteration": 0, "avg_reward": 0.3, "validation_score": 0.6,
+         "candidate_scores": {"1": 0.6, "2": 0.4}},
+        {"iteration": 1, "avg_reward": 0.5, "validation_score": 0.8,
+         "candidate_scores": {"3": 0.8, "4": None, "5": 0.5}},
+    ]  # fmt: skip
+    (run / "metrics.json").write_text(json.dumps(metrics))
+    panel = run_series(run).series("Validation score")
+    assert panel["validation"].y == [0.6, 0.8]
+    points = panel["candidates proposed"]
+    assert points.style == "markers"
+    assert list(zip(points.x, points.y, strict=True)) == [
+        (0.0, 0.6), (0.0, 0.4), (1.0, 0.8), (1.0, 0.5)
+    ]  # fmt: skip

@@ -162,7 +162,7 @@ class LanguageEnv(BaseEnvironment):
         steps: list[Step] = []
         for index, agent_id in enumerate(self._ids):
             observation = build_observation(task, steps, agent_id, index == len(self._ids) - 1)
-            action = await actor.achat(policies[agent_id], observation)
+            action = await actor.achat_policy(policies[agent_id], observation)
             steps.append(Step(agent_id=agent_id, observation=observation, action=action))
         reward, details = await self.score(task, steps[-1].action)
         kind = str(task.get("task_type", self.task_type))

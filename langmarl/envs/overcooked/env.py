@@ -201,7 +201,8 @@ class OvercookedEnv(BaseEnvironment):
             return []
         llm = self.actor_for(policies)
         asks = [
-            llm.achat(policies[COOK_IDS[c]], o) for c, o in zip(cooks, observations, strict=True)
+            llm.achat_policy(policies[COOK_IDS[c]], o)
+            for c, o in zip(cooks, observations, strict=True)
         ]
         return list(await asyncio.gather(*asks))
 

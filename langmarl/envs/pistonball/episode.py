@@ -231,7 +231,7 @@ def llm_decider(
     """
 
     async def ask(agent_id: AgentId, observation: str) -> str:
-        return await llm.achat(policies[agent_id], observation, max_tokens=max_tokens)
+        return await llm.achat_policy(policies[agent_id], observation, max_tokens=max_tokens)
 
     async def decide(cycle: int, observations: list[str], state: PhysicsState) -> list[str]:
         pairs = list(zip(agent_ids, observations, strict=True))

@@ -137,7 +137,7 @@ class TextEnvAdapter(BaseEnvironment):
         reward = 0.0
         for _ in range(self.max_turns):
             try:
-                answer = await self.llm.achat(
+                answer = await self.llm.achat_policy(
                     policy, observation.question, max_tokens=self.max_tokens
                 )
             except LLMError as exc:

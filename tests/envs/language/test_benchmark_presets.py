@@ -1,13 +1,13 @@
 """The benchmark presets: Hugging Face datasets by name, a local copy through
 ``--set benchmark_path=``, and an error that says how to get the data when neither is there.
 
-The local copies are the real files of the data directory named by ``LANGMARL_DATA``
-(default ``../shared/data`` beside the repository); they are read there, never copied."""
+The local copies are tiny files the test writes in each benchmark's own row format (GSM8K
+``test.jsonl``, HumanEval ``HumanEval.jsonl``, HotpotQA dev distractor): a test never reads
+outside the repository."""
 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -22,17 +22,6 @@ REPO = Path(__file__).parents[3]
 PRESETS = sorted((REPO / "configs" / "language_task").glob("*.json"))
 LOCAL_COPY = {"hf:openai/gsm8k": "gsm8k", "hf:openai/openai_humaneval": "humaneval",
               "hf:hotpotqa/hotpot_qa": "hotpotqa"}  # fmt: skip
-
-
-@pytest.fixture
-def data_dir() -> Path:
-    path = Path(os.environ.get("LANGMARL_DATA", REPO / ".." / "shared" / "data"))
-    if not path.is_dir():
-        pytest.fail(
-            f"benchmark data not found at {str(path)!r}: set LANGMARL_DATA to the directory "
-            "holding gsm8k/, humaneval/ and hotpotqa/ JSONL files"
-        )
-    return path
 
 
 @pytest.fixture
@@ -61,9 +50,9 @@ def test_every_preset_names_a_known_hub_dataset_not_a_local_path() -> None:
 
 
 @pytest.mark.parametrize("preset", PRESETS, ids=lambda p: p.stem)
-def test_a_preset_loads_a_local_copy_given_with_set(preset: Path, data_dir: Path) -> None:
+def test_a_preset_loads_a_local_copy_given_with_set(preset: Path, benchmark_copies: Path) -> None:
     hub = json.loads(preset.read_text(encoding="utf-8"))["benchmark_path"]
-    local = data_dir / LOCAL_COPY[hub]
+    local = benchmark_copies / LOCAL_COPY[hub]
     config = load_config(preset, {"benchmark_path": str(local), "data_limit": 20})
     assert isinstance(config, LanguageTaskConfig)
     tasks = [task for split in LanguageEnv(config).splits.values() for task in split]

@@ -1,0 +1,426 @@
+"""`PoolTrainer`: language-space training with a Pareto pool of candidates (``search: pool``).
+
+One iteration is one round::
+
+    pool   = candidates of earlier rounds (pool.jsonl); round 0 scores the starting policies
+    parent = a candidate of the Pareto front, drawn by the tasks it wins     (seeded per round)
+    episodes = trajectories_per_iteration exploration episodes with the parent's policies,
+               samples_per_task per task, at explore_temperature, on training tasks outside
+               the validation batch
+    credit   = numeric credit of every answer (counterfactual, reported parts or team reward)
+    children = demonstration updates of the parent (+ one merge of two front candidates,
+               + rewrites from the critic's language gradients with ``pool.rewrites``)
+    for child in children (concurrently): score it on the validation batch (greedy)
+        it joins the pool if its score is not lower than its first parent's    (the gate)
+    checkpoint i + 1 = the best candidate's policies (highest validation mean)
+
+Everything is recorded: every candidate with its per-task scores, parents, origin and
+decision in ``pool.jsonl``, every decision in ``updates.jsonl``. A killed round is played
+again on resume from the newest checkpoint: stored episodes and cached validation scores
+are reused, and the children are the same (drawn from a generator seeded by the round), so
+the same decisions are made without new episodes.
+
+Decisions:
+
+- The gate compares a child with its first parent on the same validation batch: the
+  pool's best never gets worse, and a candidate that wins one task survives on the front.
+- When no child is ever accepted, the best candidate is the starting one and the run says
+  so; checkpoints then keep the starting policies.
+- Validation and held-out evaluation are greedy where the environment can be told
+  (:meth:`exploring`); elsewhere exploration uses the actor's own temperature (said once).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from langmarl.core.errors import ConfigError, RunFailedError
+from langmarl.core.records import Policies, PolicyUpdate, Trajectory
+from langmarl.llm.tracker import UsageLedger
+from langmarl.trainer.decisions import TeamScore, UpdateDecision
+from langmarl.trainer.monte_carlo import MonteCarloTrainer
+from langmarl.trainer.phases import PhaseHooks, PhaseRunner
+from langmarl.trainer.pool.candidates import (
+    Candidate,
+    best_candidate,
+    merge_pair,
+    merge_policies,
+    pareto_front,
+    select_parent,
+)
+from langmarl.trainer.pool.credit import Credit, assign_credit
+from langmarl.trainer.pool.proposals import Proposal, demonstration_children, merge_child
+from langmarl.trainer.pool.records import PoolLog
+from langmarl.trainer.stats import iteration_rng, usage_totals
+
+
+class PoolTrainer(MonteCarloTrainer):
+    """Language-space training by a pool of candidates (see the module docstring).
+
+    Takes the arguments of :class:`MonteCarloTrainer`; ``config.search`` is ``"pool"``
+    and ``config.pool`` holds the search's settings.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.pool_log = PoolLog(self.store, self.run_id)
+        self._said: set[str] = set()
+
+    def _say_once(self, key: str, message: str) -> None:
+        if key not in self._said:
+            self._said.add(key)
+            self.logger.warning(message)
+
+    # -- the round ----------------------------------------------------------------------------
+    async def arun_iteration(self, iteration: int) -> dict[str, Any]:
+        """One round (see the module docstring); returns its statistics."""
+        started, before = time.monotonic(), self.ledger.by_role()
+        settings = self.config.pool
+        phases = PhaseRunner(self, iteration, PhaseHooks(self.emit, self.limits))
+        pool = await self._pool_before(iteration)
+        rng = iteration_rng(self.seed, iteration, "pool")
+        parent = select_parent(pareto_front(pool), rng)
+        self.current_policies = parent.policies
+        self.emit("on_iteration_start", iteration, self)
+        with self._exploring(settings.explore_temperature):
+            episodes = await phases.timed("generate", self._explore(phases, iteration, parent))
+        self._check_failures(iteration, "episodes", [t.metadata.get("error") for t in episodes])
+        credit = self._credit(episodes)
+        proposals = await phases.timed(
+            "update", self._propose(phases, iteration, pool, parent, credit, rng)
+        )
+        children = await phases.timed(
+            "validate", self._score_all(phases, iteration, pool, proposals)
+        )
+        self._check_failures(
+            iteration, "validations", [c.reason if c.score is None else None for c in children]
+        )
+        self.pool_log.add(children)
+        self._record_decisions(iteration, children)
+        everyone = [*pool, *children]
+        best = best_candidate(everyone) or pool[0]
+        if (
+            best.id == 0
+            and iteration + 1 - self.config.start_iteration >= self.config.num_iterations
+        ):
+            self.logger.warning("no candidate scored above the starting policies; keeping them")
+        stats = self._stats(iteration, episodes, everyone, parent, children, best, credit)
+        stats["usage_by_role"] = {
+            role: u
+            for role, u in UsageLedger.since(before, self.ledger.by_role()).items()
+            if u.get("calls", 0)
+        }
+        stats.update(usage_totals(stats["usage_by_role"]))
+        stats["duration_s"] = round(time.monotonic() - started, 3)
+        stats["phase_seconds"] = phases.seconds
+        stats["reused_episodes"] = phases.reused
+        stats.update(phases.validation)
+        phases.checkpoint(self._updates(parent, best), stats)
+        self._sync_metrics()
+        self.emit("on_iteration_end", iteration, stats, self)
+        if settings.max_rollouts is not None and self._rollouts() >= settings.max_rollouts:
+            self.stop(f"rollout budget of {settings.max_rollouts} episodes spent")
+        return stats
+
+    async def _pool_before(self, iteration: int) -> list[Candidate]:
+        """The pool as it stood before ``iteration``; the starting candidate is scored
+        first when the pool is empty."""
+        pool = self.pool_log.load(before=iteration)
+        if pool:
+            return pool
+        start = self.config.start_iteration
+        policies = self.checkpoint.get_policies(start)
+        scored = await self._validator().score(policies, start)
+        initial = _candidate(0, start, "initial", [], policies, scored, [], "the starting policies")
+        if initial.score is None:
+            raise RunFailedError(
+                f"the starting policies could not be scored on the validation batch: {scored.error}"
+            )
+        self.pool_log.add([initial])
+        return [initial]
+
+    def _validator(self) -> Any:
+        if self.validator is None:  # the config forbids it; a hand-built trainer may not
+            raise ConfigError("search='pool' needs validate_updates=true (candidates are scored)")
+        return self.validator
+
+    @contextlib.contextmanager
+    def _exploring(self, temperature: float) -> Iterator[None]:
+        exploring = getattr(self.env, "exploring", None)
+        if exploring is None:
+            self._say_once(
+                "temperature",
+                f"{type(self.env).__name__} cannot switch between sampling and greedy "
+                "answers: exploration and validation both use the actor's temperature",
+            )
+            yield
+            return
+        with exploring(temperature):
+            yield
+
+    async def _explore(
+        self, phases: PhaseRunner, iteration: int, parent: Candidate
+    ) -> list[Trajectory]:
+        """The round's exploration episodes (stored ones reused on resume)."""
+        settings, count = self.config.pool, int(self.config.trajectories_per_iteration)
+        per_task = min(settings.samples_per_task, count)
+        tasks = self._exploration_tasks(iteration, -(-count // per_task))
+        base = iteration_rng(self.seed, iteration, "samples").randrange(2**31)
+        planned = [
+            {
+                **task,
+                "sample_seed": base + n,
+            }  # each sample its own seed: a resumed round replays it
+            for n, task in enumerate(t for t in tasks for _ in range(per_task))
+        ][:count]
+        phases.hooks.emit("on_phase_start", iteration, "generate", len(planned))
+
+        async def episode(episode_id: int) -> Trajectory:
+            stored = self.trajectories.load_one(iteration, episode_id)
+            if stored is not None and not stored.metadata.get("error"):
+                phases.reused += 1
+            else:
+                stored = await self.collect(parent.policies, planned[episode_id])
+                stored.metadata["candidate"] = parent.id
+                self.trajectories.save(iteration, episode_id, stored)
+            self.logger.episode_saved(iteration, episode_id, stored.reward)
+            self.emit("on_episode_complete", stored, self)
+            return stored
+
+        advance = lambda: phases.hooks.emit("on_phase_advance", iteration, "generate")  # noqa: E731
+        jobs = [episode(i) for i in range(len(planned))]
+        return await self.bounded(self.limits.episodes, jobs, advance)
+
+    def _exploration_tasks(self, iteration: int, count: int) -> list[dict[str, Any]]:
+        """``count`` training tasks outside the validation batch (it may repeat them when the
+        training split has no others)."""
+        rng = iteration_rng(self.seed, iteration, "tasks")
+        held = {str(t.get("id")) for t in self._validator().tasks}
+        drawn = self.env.sample_tasks(count * 4, split="train", rng=rng)
+        picked: list[dict[str, Any]] = []
+        for task in drawn:
+            if str(task.get("id")) not in held and task not in picked:
+                picked.append(task)
+        if len(picked) < count:
+            self._say_once(
+                "overlap",
+                "too few training tasks outside the validation batch: exploration repeats tasks",
+            )
+            picked += drawn[: count - len(picked)]
+        return picked[:count]
+
+    def _credit(self, episodes: list[Trajectory]) -> Credit:
+        scorer = getattr(self.env, "score_outputs", None)
+        credit = assign_credit(episodes, self.agent_ids, scorer)
+        if credit.source == "team":
+            self._say_once(
+                "credit",
+                "the environment reports no per-agent reward parts and "
+                "cannot score combinations: each answer gets its team's reward",
+            )
+        return credit
+
+    async def _propose(
+        self,
+        phases: PhaseRunner,
+        iteration: int,
+        pool: list[Candidate],
+        parent: Candidate,
+        credit: Credit,
+        rng: Any,
+    ) -> list[Proposal]:
+        settings = self.config.pool
+        proposals: list[Proposal] = []
+        front = pareto_front(pool)
+        if settings.merge and len(front) >= 2:
+            pair = merge_pair(front, rng)
+            if pair is not None:
+                proposals.append(merge_child(*pair, *merge_policies(*pair)))
+        if settings.rewrites:
+            proposals += await self._rewrites(phases, iteration, parent)
+        room = max(0, settings.children - len(proposals))
+        proposals += demonstration_children(parent, self.agent_ids, credit, settings, room, rng)
+        known = [c.policies for c in pool]
+        return [p for p in proposals if p.policies not in known]
+
+    async def _rewrites(
+        self, phases: PhaseRunner, iteration: int, parent: Candidate
+    ) -> list[Proposal]:
+        """Rewrites of the parent's instructions from the critic's language gradients."""
+        episodes = [
+            t
+            for i in range(int(self.config.trajectories_per_iteration))
+            if (t := self.trajectories.load_one(iteration, i)) is not None
+        ]
+        _, gradients = await phases.evaluate(parent.policies, episodes)
+        updates = await phases.update(parent.policies, gradients)
+        proposals = []
+        for agent_id, candidates in updates.items():
+            for update in candidates:
+                if update.method != "kept" and update.new_policy != parent.policies[agent_id]:
+                    policies = {**parent.policies, agent_id: update.new_policy}
+                    proposals.append(
+                        Proposal(
+                            "rewrite",
+                            [parent.id],
+                            policies,
+                            [agent_id],
+                            f"{agent_id}: {update.method}",
+                        )
+                    )
+        return proposals
+
+    async def _score_all(
+        self,
+        phases: PhaseRunner,
+        iteration: int,
+        pool: list[Candidate],
+        proposals: list[Proposal],
+    ) -> list[Candidate]:
+        """Score every proposal on the validation batch, concurrently, and decide."""
+        validator = self._validator()
+        phases.hooks.emit("on_phase_start", iteration, "validate", len(proposals))
+        validator.on_scored = lambda: phases.hooks.emit("on_phase_advance", iteration, "validate")
+        validator._slots = asyncio.Semaphore(validator.workers)  # one per event loop
+        scores = await asyncio.gather(*(validator.score(p.policies, iteration) for p in proposals))
+        by_id = {c.id: c for c in pool}
+        next_id = max(c.id for c in pool) + 1
+        children = []
+        for offset, (proposal, scored) in enumerate(zip(proposals, scores, strict=True)):
+            parent = by_id[proposal.parents[0]]
+            candidate = _candidate(
+                next_id + offset,
+                iteration,
+                proposal.origin,
+                proposal.parents,
+                proposal.policies,
+                scored,
+                proposal.changed,
+                proposal.note,
+            )
+            children.append(_gate(candidate, parent))
+        phases.validation = {
+            "validation_episodes": sum(s.episodes_run for s in scores),
+            "accepted_updates": sum(c.accepted for c in children),
+            "rejected_updates": sum(not c.accepted for c in children),
+        }
+        return children
+
+    def _record_decisions(self, iteration: int, children: list[Candidate]) -> None:
+        decisions = []
+        for index, child in enumerate(children):
+            for agent_id in child.changed or list(child.policies)[:1]:
+                decisions.append(
+                    UpdateDecision(
+                        iteration=iteration,
+                        agent_id=agent_id,
+                        candidate=index,
+                        kind="merge"
+                        if child.origin == "merge"
+                        else "demonstration"
+                        if child.origin == "demonstration"
+                        else "rewrite",
+                        policy=child.policies[agent_id],
+                        score=child.score,
+                        incumbent_score=None,
+                        accepted=child.accepted,
+                        reason=f"candidate {child.id}: {child.reason}",
+                    )
+                )
+            self.logger.info(
+                f"iteration {iteration}: candidate {child.id} ({child.note}) "
+                f"{'accepted' if child.accepted else 'rejected'}: {child.reason}"
+            )
+        self.decisions.record(decisions)
+
+    def _updates(self, parent: Candidate, best: Candidate) -> list[PolicyUpdate]:
+        """The checkpoint's update records: every agent's policy of the best candidate."""
+        return [
+            PolicyUpdate(
+                agent_id=agent_id,
+                method="rewrite" if policy != parent.policies.get(agent_id) else "kept",
+                new_policy=policy,
+                aggregated_gradient="",
+                error=None
+                if policy != parent.policies.get(agent_id)
+                else f"best candidate {best.id} keeps it",
+            )
+            for agent_id, policy in best.policies.items()
+        ]
+
+    def _stats(
+        self,
+        iteration: int,
+        episodes: list[Trajectory],
+        everyone: list[Candidate],
+        parent: Candidate,
+        children: list[Candidate],
+        best: Candidate,
+        credit: Credit,
+    ) -> dict[str, Any]:
+        rewards = [t.reward for t in episodes]
+        front = pareto_front(everyone)
+        return {
+            "iteration": iteration,
+            "paradigm": "pool",
+            "num_episodes": len(episodes),
+            "avg_reward": sum(rewards) / len(rewards) if rewards else 0.0,
+            "min_reward": min(rewards, default=0.0),
+            "max_reward": max(rewards, default=0.0),
+            "rewards": rewards,
+            "failed_episodes": sum(1 for t in episodes if t.metadata.get("error")),
+            "parent": parent.id,
+            "best_candidate": best.id,
+            "validation_score": best.score,
+            "pool_size": sum(c.accepted for c in everyone),
+            "front": [c.id for c in front],
+            "candidate_scores": {str(c.id): c.score for c in children},
+            "credit": credit.source,
+        }
+
+    def _rollouts(self) -> int:
+        """Episodes played so far (exploration + validation) by the finished rounds."""
+        metrics = self.checkpoint.all_stats()
+        return sum(
+            int(m.get("num_episodes", 0)) + int(m.get("validation_episodes", 0)) for m in metrics
+        )
+
+
+def _candidate(
+    cid: int,
+    iteration: int,
+    origin: Any,
+    parents: list[int],
+    policies: Policies,
+    scored: TeamScore,
+    changed: list[str],
+    note: str,
+) -> Candidate:
+    return Candidate(
+        id=cid,
+        iteration=iteration,
+        origin=origin,
+        parents=parents,
+        policies=dict(policies),
+        changed=changed,
+        note=note,
+        score=scored.score,
+        task_scores=scored.rewards,
+        agent_scores=scored.agent_scores,
+        accepted=scored.score is not None,
+        reason=scored.error or "",
+    )
+
+
+def _gate(child: Candidate, parent: Candidate) -> Candidate:
+    """The validated-update gate: a child joins the pool if it scores at least as well as
+    its first parent on the same batch."""
+    if child.score is None:
+        return child.model_copy(update={"accepted": False, "reason": f"not scored: {child.reason}"})
+    ok = parent.score is not None and child.score >= parent.score
+    reason = f"{child.score:.3f} {'>=' if ok else '<'} parent {parent.id}'s {parent.score:.3f}"
+    return child.model_copy(update={"accepted": ok, "reason": reason})
