@@ -173,14 +173,15 @@ class PolicyUpdate(_Record):
     Attributes:
         agent_id: The agent.
         method: ``rewrite`` (LLM rewrite), ``append`` (``apply_gradient`` fallback) or
-            ``kept`` (no gradient, or every way of updating failed: the old policy stays).
+            ``kept`` (no gradient, or every way of updating failed: the old policy stays); in
+            a pool search, ``demonstration`` or ``merge`` (how the kept candidate was made).
         new_policy: The policy after the update (the old one for ``kept``).
         aggregated_gradient: The gradient that was applied.
         error: Why the preferred method was not used, if it was not.
     """
 
     agent_id: AgentId
-    method: Literal["rewrite", "append", "kept"]
+    method: Literal["rewrite", "append", "kept", "demonstration", "merge"]
     new_policy: str = ""
     aggregated_gradient: str = ""
     error: str | None = None

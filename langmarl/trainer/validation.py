@@ -153,6 +153,11 @@ class Validator:
         self.store.append_validation_score(self.run_id, record)
         return scored.model_copy(update={"episodes_run": len(episodes)})
 
+    async def score_all(self, teams: list[Policies], iteration: int) -> list[TeamScore]:
+        """Scores of ``teams``, concurrently (at most ``workers`` episodes at a time)."""
+        self._slots = asyncio.Semaphore(self.workers)  # one per event loop
+        return list(await asyncio.gather(*(self.score(team, iteration) for team in teams)))
+
     async def select(
         self, iteration: int, policies: Policies, proposals: dict[AgentId, list[PolicyUpdate]]
     ) -> Selection:

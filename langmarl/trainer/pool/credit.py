@@ -13,12 +13,16 @@ each agent's answer was worth. In order of preference:
 2. **Reported parts** — ``metadata["agent_rewards"]`` of an episode.
 3. **Team reward** — the episode's reward for every agent (said once, as a warning).
 
+With 2 and 3 every step of a multi-step episode (a game's moves) is an answer that earns
+the episode's credit; the recombination of 1 uses each agent's last answer.
+
 Everything here is pure: episodes in, ranked answers out.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -66,11 +70,15 @@ class Credit:
 
 
 def _task_id(trajectory: Trajectory) -> str:
-    return str(trajectory.task.get("id", trajectory.metadata.get("task_id", "")))
+    """The task's ``id``, else its content (tasks without ids, such as a game's seed)."""
+    task = {k: v for k, v in trajectory.task.items() if k != "sample_seed"}
+    if task.get("id") is not None:
+        return str(task["id"])
+    return json.dumps(task, sort_keys=True, default=str)
 
 
 def _answers(trajectory: Trajectory) -> dict[AgentId, tuple[str, str]]:
-    """Agent → (observation, action) of its last step."""
+    """Agent → (observation, action) of its last step (its answer in a one-step episode)."""
     return {s.agent_id: (s.observation, s.action) for s in trajectory.steps}
 
 
@@ -155,18 +163,15 @@ def _recombine(
 
 
 def _episode_answers(trajectory: Trajectory, has_parts: bool) -> list[Answer]:
+    """Every step's answer, each with its agent's credit for the episode (a multi-step
+    episode's moves all earn the episode's outcome)."""
     parts = trajectory.metadata.get("agent_rewards") or {}
     task_id = _task_id(trajectory)
     return [
-        Answer(
-            agent_id,
-            task_id,
-            observation,
-            action,
-            float(parts.get(agent_id, 0.0)) if has_parts else float(trajectory.reward),
-        )
-        for agent_id, (observation, action) in _answers(trajectory).items()
-    ]
+        Answer(step.agent_id, task_id, step.observation, step.action,
+               float(parts.get(step.agent_id, 0.0)) if has_parts else float(trajectory.reward))
+        for step in trajectory.steps
+    ]  # fmt: skip
 
 
 def _episode_example(trajectory: Trajectory) -> JointExample | None:

@@ -32,16 +32,15 @@ Decisions:
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 from langmarl.core.errors import ConfigError, RunFailedError
 from langmarl.core.records import Policies, PolicyUpdate, Trajectory
 from langmarl.llm.tracker import UsageLedger
-from langmarl.trainer.decisions import TeamScore, UpdateDecision
+from langmarl.trainer.decisions import Kind, TeamScore, UpdateDecision, digest
 from langmarl.trainer.monte_carlo import MonteCarloTrainer
 from langmarl.trainer.phases import PhaseHooks, PhaseRunner
 from langmarl.trainer.pool.candidates import (
@@ -100,7 +99,7 @@ class PoolTrainer(MonteCarloTrainer):
             iteration, "validations", [c.reason if c.score is None else None for c in children]
         )
         self.pool_log.add(children)
-        self._record_decisions(iteration, children)
+        self._record_decisions(iteration, pool, children)
         everyone = [*pool, *children]
         best = best_candidate(everyone) or pool[0]
         if (
@@ -119,7 +118,7 @@ class PoolTrainer(MonteCarloTrainer):
         stats["phase_seconds"] = phases.seconds
         stats["reused_episodes"] = phases.reused
         stats.update(phases.validation)
-        phases.checkpoint(self._updates(parent, best), stats)
+        phases.checkpoint(self._updates(iteration, best), stats)
         self._sync_metrics()
         self.emit("on_iteration_end", iteration, stats, self)
         if settings.max_rollouts is not None and self._rollouts() >= settings.max_rollouts:
@@ -199,11 +198,11 @@ class PoolTrainer(MonteCarloTrainer):
         """``count`` training tasks outside the validation batch (it may repeat them when the
         training split has no others)."""
         rng = iteration_rng(self.seed, iteration, "tasks")
-        held = {str(t.get("id")) for t in self._validator().tasks}
+        held = {task_key(t) for t in self._validator().tasks}
         drawn = self.env.sample_tasks(count * 4, split="train", rng=rng)
         picked: list[dict[str, Any]] = []
         for task in drawn:
-            if str(task.get("id")) not in held and task not in picked:
+            if task_key(task) not in held and task not in picked:
                 picked.append(task)
         if len(picked) < count:
             self._say_once(
@@ -285,8 +284,7 @@ class PoolTrainer(MonteCarloTrainer):
         validator = self._validator()
         phases.hooks.emit("on_phase_start", iteration, "validate", len(proposals))
         validator.on_scored = lambda: phases.hooks.emit("on_phase_advance", iteration, "validate")
-        validator._slots = asyncio.Semaphore(validator.workers)  # one per event loop
-        scores = await asyncio.gather(*(validator.score(p.policies, iteration) for p in proposals))
+        scores = await validator.score_all([p.policies for p in proposals], iteration)
         by_id = {c.id: c for c in pool}
         next_id = max(c.id for c in pool) + 1
         children = []
@@ -310,7 +308,11 @@ class PoolTrainer(MonteCarloTrainer):
         }
         return children
 
-    def _record_decisions(self, iteration: int, children: list[Candidate]) -> None:
+    def _record_decisions(
+        self, iteration: int, pool: list[Candidate], children: list[Candidate]
+    ) -> None:
+        """One ``updates.jsonl`` line per changed agent of every child, and a log line."""
+        scores = {c.id: c.score for c in pool}
         decisions = []
         for index, child in enumerate(children):
             for agent_id in child.changed or list(child.policies)[:1]:
@@ -319,14 +321,10 @@ class PoolTrainer(MonteCarloTrainer):
                         iteration=iteration,
                         agent_id=agent_id,
                         candidate=index,
-                        kind="merge"
-                        if child.origin == "merge"
-                        else "demonstration"
-                        if child.origin == "demonstration"
-                        else "rewrite",
+                        kind=cast(Kind, child.origin),
                         policy=child.policies[agent_id],
                         score=child.score,
-                        incumbent_score=None,
+                        incumbent_score=scores.get(child.parents[0]),
                         accepted=child.accepted,
                         reason=f"candidate {child.id}: {child.reason}",
                     )
@@ -337,17 +335,18 @@ class PoolTrainer(MonteCarloTrainer):
             )
         self.decisions.record(decisions)
 
-    def _updates(self, parent: Candidate, best: Candidate) -> list[PolicyUpdate]:
-        """The checkpoint's update records: every agent's policy of the best candidate."""
+    def _updates(self, iteration: int, best: Candidate) -> list[PolicyUpdate]:
+        """The checkpoint's update records: each agent's policy of the best candidate, and
+        how it differs from the previous checkpoint's (``kept`` when it does not)."""
+        previous = self.checkpoint.get_policies(iteration)
+        method = cast(Kind, "rewrite" if best.origin == "initial" else best.origin)
         return [
             PolicyUpdate(
                 agent_id=agent_id,
-                method="rewrite" if policy != parent.policies.get(agent_id) else "kept",
+                method=method if policy != previous.get(agent_id) else "kept",
                 new_policy=policy,
                 aggregated_gradient="",
-                error=None
-                if policy != parent.policies.get(agent_id)
-                else f"best candidate {best.id} keeps it",
+                error=None if policy != previous.get(agent_id) else "unchanged",
             )
             for agent_id, policy in best.policies.items()
         ]
@@ -388,6 +387,11 @@ class PoolTrainer(MonteCarloTrainer):
         return sum(
             int(m.get("num_episodes", 0)) + int(m.get("validation_episodes", 0)) for m in metrics
         )
+
+
+def task_key(task: dict[str, Any]) -> str:
+    """What identifies a task: its ``id``, else its whole content (e.g. a game's seed)."""
+    return str(task["id"]) if task.get("id") is not None else digest(task)
 
 
 def _candidate(

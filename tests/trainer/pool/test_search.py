@@ -109,3 +109,43 @@ def test_a_corrupt_pool_file_is_named_with_the_fix(tmp_path: Path) -> None:
 
     with pytest.raises(RunFileError, match=r"pool\.jsonl: line 2 is not a pool candidate"):
         make_trainer(tmp_path, "run", rounds=2, latency=0.0).train()
+
+
+def test_the_pool_trains_a_text_env_on_its_team_reward(tmp_path: Path) -> None:
+    """TicTacToe against the random opponent: tasks without ids (a game's seed), one
+    agent, several steps, credit from the game's reward alone."""
+    import re
+
+    from langmarl.config.envs import TicTacToeConfig
+    from langmarl.envs.registry import make_env
+    from langmarl.testing import ScriptedLLM, scripted_config
+    from langmarl.textgrad import CentralizedCritic, PolicyGradientOptimizer
+    from langmarl.trainer.pool.search import PoolTrainer
+
+    def player(request):  # legal moves once it has seen one; before, only the first move
+        moves = re.findall(r"Available moves: ([\d, ]+)\.", request.messages[-1]["content"])
+        free = [int(m) for m in moves[0].split(", ")] if moves else [5]
+        copied = any(
+            m["role"] == "assistant" and "<Action>" in m["content"] for m in request.messages
+        )
+        return f"<Action> {free[0]}" if copied or len(free) == 9 else "I am not sure."
+
+    config = TicTacToeConfig(
+        exp_name="ttt", play_style="random", search="pool", num_iterations=2,
+        trajectories_per_iteration=6, validation_size=4, experiment_dir=str(tmp_path),
+        checkpoint_dir=str(tmp_path / "ck"), seed=1, pool={"children": 2},
+    )  # fmt: skip
+    llm = ScriptedLLM(player, config=scripted_config(max_retries=0))
+    env = make_env("tictactoe", config)
+    env.set_llm(llm)
+    critic = CentralizedCritic(config, llm=llm)
+    trainer = PoolTrainer(config, env, critic, PolicyGradientOptimizer(scripted_config(), llm=llm))
+    metrics = trainer.train()
+    assert [m["credit"] for m in metrics] == ["team", "team"]
+    held = {json.dumps(t, sort_keys=True) for t in trainer.validator.tasks}
+    for path in (tmp_path / "ttt" / "trajectories").rglob("*.json"):
+        assert json.dumps(json.loads(path.read_text())["task"], sort_keys=True) not in held
+    pool = pool_of(tmp_path, "ttt")
+    best = max((c for c in pool if c.accepted), key=lambda c: c.score or 0.0)
+    assert best.score > pool[0].score  # copying a legal move wins more games
+    assert "<Action>" in DemoPolicy.parse(best.policies["player"]).demos[0].output
