@@ -149,3 +149,23 @@ def test_the_pool_trains_a_text_env_on_its_team_reward(tmp_path: Path) -> None:
     best = max((c for c in pool if c.accepted), key=lambda c: c.score or 0.0)
     assert best.score > pool[0].score  # copying a legal move wins more games
     assert "<Action>" in DemoPolicy.parse(best.policies["player"]).demos[0].output
+
+
+def test_a_rollout_budget_stops_the_run_after_the_round_that_spends_it(tmp_path: Path) -> None:
+    trainer = make_trainer(tmp_path, "run", rounds=5, latency=0.0)
+    trainer.config.pool.max_rollouts = 10  # round 0 plays 8 exploring + 3 per child
+    metrics = trainer.train()
+    assert len(metrics) == 1
+    info = LocalStore(tmp_path).run_info("run")
+    assert info["status"] == "stopped" and "rollout budget of 10" in info["error"]
+
+
+def test_rewrites_from_language_gradients_join_the_children(tmp_path: Path) -> None:
+    trainer = make_trainer(tmp_path, "run", rounds=1, latency=0.0, children=6)
+    trainer.config.pool.rewrites = True
+    trainer.train()
+    rewrites = [c for c in pool_of(tmp_path, "run") if c.origin == "rewrite"]
+    assert rewrites and all(c.score is not None and c.parents == [0] for c in rewrites)
+    assert (tmp_path / "run" / "gradients").is_dir()  # the critic and optimizer ran
+    kinds = {d["kind"] for d in LocalStore(tmp_path).load_update_decisions("run")}
+    assert "rewrite" in kinds and "demonstration" in kinds
