@@ -123,7 +123,8 @@ def main(argv: list[str]) -> None:
             name = f"poster-pool-{stamp}"
             sets = ["--set", "experiment_dir=runs", "--set", f"exp_name={name}"]
             run(BIN / "langmarl", *LANGUAGE_QUICKSTART, *sets, *rest[2:])
-            run(BIN / "langmarl", "eval", f"runs/{name}")
+            run(BIN / "langmarl", "plot", f"runs/{name}")  # curves.png: the pool per round
+            run(BIN / "langmarl", "eval", f"runs/{name}")  # ends with the held-out line
             return
         if rest[:2] == ["--space", "weights"]:
             rest = rest[2:]

@@ -148,6 +148,22 @@ class PosterConfig(BaseConfig):
     """A text file with one topic per line (``None``: the shipped topics)."""
     num_eval: int = Field(default=20, ge=1)
     """The first this many topics are the held-out ``test`` split (as MAGRPO's ``num_eval``)."""
+    agent_models: dict[str, str] = Field(default_factory=dict)
+    """Per agent (``key_word``, ``tagline``), the ``model_string`` its actor runs instead of
+    ``actor_llm``'s, e.g. a MAGRPO checkpoint's ``agent-K`` folder, so weight-trained agents
+    can be optimized further in language space."""
+
+    @field_validator("agent_models")
+    @classmethod
+    def _known_agents(cls, value: dict[str, str]) -> dict[str, str]:
+        for agent in value:
+            if agent not in ("key_word", "tagline"):
+                hint = did_you_mean(agent, ["key_word", "tagline"])
+                raise ValueError(
+                    f"agent_models names {agent!r}, which is not a poster agent.{hint} "
+                    "Use key_word and/or tagline."
+                )
+        return value
 
 
 class TicTacToeConfig(BaseConfig):

@@ -80,6 +80,13 @@ class LLMClient:
         """A client for the same model and ledger, recording calls under ``role``."""
         return LLMClient(self.config, role=role, ledger=self.ledger, backend=self.backend)
 
+    def with_model(self, model_string: str) -> LLMClient:
+        """A client for another model of the same endpoint (``model_string`` replaced, e.g.
+        a weight-space checkpoint's ``agent-K`` folder for the local provider), recording
+        into the same ledger under the same role."""
+        config = self.config.model_copy(update={"model_string": model_string})
+        return LLMClient(config, role=self.role, ledger=self.ledger)
+
     @property
     def raw_client(self) -> Any:
         """The underlying ``openai.OpenAI`` client (the engine, for the embedded model)."""

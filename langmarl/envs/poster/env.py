@@ -103,7 +103,16 @@ class PosterEnv(BaseEnvironment):
         tasks = [{"id": f"poster/{i}", "topic": t, "question": t} for i, t in enumerate(names)]
         self.splits = {"train": tasks[held:], "test": tasks[:held]}
         self.llm = llm
+        self.agent_llms: dict[AgentId, Any] = {}
         self.temperature = 0.0
+        if llm is not None:
+            self.set_llm(llm)
+
+    def set_llm(self, client: Any) -> None:
+        """The actors' client; agents named in ``config.agent_models`` get a client of the
+        same endpoint and ledger running their own model."""
+        self.llm = client
+        self.agent_llms = {a: client.with_model(m) for a, m in self.config.agent_models.items()}
 
     @property
     def agent_ids(self) -> list[AgentId]:

@@ -63,3 +63,19 @@ def test_bad_setups_say_what_to_change(tmp_path) -> None:
     assert [t["topic"] for t in env.splits["test"]] == ["tea"]
     with pytest.raises(EnvError, match="simultaneous"):
         env.step("key_word", "tea")
+
+
+def test_agents_can_act_with_their_own_models() -> None:
+    from langmarl.llm.client import LLMClient
+    from langmarl.llm.config import LLMConfig
+    from langmarl.llm.tracker import UsageLedger
+
+    ledger = UsageLedger()
+    actor = LLMClient(LLMConfig.from_preset("local"), role="actor", ledger=ledger)
+    config = PosterConfig(agent_models={"tagline": "runs/q/checkpoints/step-000016/agent-1"})
+    env = PosterEnv(config, llm=actor)
+    mine = env.agent_llms["tagline"]  # made, not loaded: the model loads on first call
+    assert mine.config.model_string == "runs/q/checkpoints/step-000016/agent-1"
+    assert mine.role == "actor" and mine.ledger is ledger and "key_word" not in env.agent_llms
+    with pytest.raises(ValueError, match="Did you mean 'tagline'"):
+        PosterConfig(agent_models={"tagilne": "x"})
