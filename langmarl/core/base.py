@@ -10,10 +10,11 @@ sync one wrap it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Iterator
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from langmarl.core.records import AgentId, Evaluation, Policies, PolicyUpdate, Trajectory
@@ -146,6 +147,30 @@ class BaseEnvironment(ABC):
         if inspect.isawaitable(result):
             return await result
         return result
+
+
+class Exploring:
+    """A mixin for environments whose actors can be told to sample: greedy (or the actor's
+    own ``greedy`` temperature) by default, ``temperature`` inside :meth:`exploring`.
+
+    Trainers that explore (the pool search) switch it around their exploration episodes, so
+    validation and held-out evaluation stay on the default. Phases run one after another, so
+    no greedy episode runs while a block is open.
+    """
+
+    greedy: float | None = 0.0
+    """The temperature outside :meth:`exploring` (``None``: the actor's configured one)."""
+    temperature: float | None = 0.0
+    """The temperature episodes use now."""
+
+    @contextlib.contextmanager
+    def exploring(self, temperature: float) -> Iterator[None]:
+        """Actors sample at ``temperature`` inside the block."""
+        self.temperature = temperature
+        try:
+            yield
+        finally:
+            self.temperature = self.greedy
 
 
 class BaseAgent(ABC):

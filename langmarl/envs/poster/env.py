@@ -22,13 +22,11 @@ Decisions:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import random
-from collections.abc import Iterator
 from typing import Any
 
 from langmarl.config.envs import PosterConfig
-from langmarl.core.base import BaseEnvironment
+from langmarl.core.base import BaseEnvironment, Exploring
 from langmarl.core.errors import ConfigError, EnvError
 from langmarl.core.files import read_input_text
 from langmarl.core.records import AgentId, Policies, Step, Trajectory
@@ -74,7 +72,7 @@ def agent_credit(parts: dict[str, float]) -> dict[AgentId, float]:
     }
 
 
-class PosterEnv(BaseEnvironment):
+class PosterEnv(Exploring, BaseEnvironment):
     """The poster task for language-space training (see the module docstring).
 
     Args:
@@ -104,7 +102,6 @@ class PosterEnv(BaseEnvironment):
         self.splits = {"train": tasks[held:], "test": tasks[:held]}
         self.llm = llm
         self.agent_llms: dict[AgentId, Any] = {}
-        self.temperature = 0.0
         if llm is not None:
             self.set_llm(llm)
 
@@ -142,15 +139,6 @@ class PosterEnv(BaseEnvironment):
             picked += rng.sample(pool, min(len(pool), n - len(picked)))
         return picked
 
-    @contextlib.contextmanager
-    def exploring(self, temperature: float) -> Iterator[None]:
-        """Actors sample at ``temperature`` inside the block (greedy outside it)."""
-        before, self.temperature = self.temperature, temperature
-        try:
-            yield
-        finally:
-            self.temperature = before
-
     def observation(self, agent_id: AgentId, task: dict[str, Any]) -> str:
         return OBSERVATIONS[agent_id].format(prompt=task["topic"])
 
@@ -183,7 +171,7 @@ class PosterEnv(BaseEnvironment):
         actor = self.actor_for(policies)
         observations = self.reset(task)
         temperature = self.temperature
-        seed = task.get("sample_seed") if temperature > 0 else None
+        seed = task.get("sample_seed") if temperature else None
         replies = await asyncio.gather(
             *(
                 actor.achat_policy(policies[a], observations[a], temperature=temperature, seed=seed)

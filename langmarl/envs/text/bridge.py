@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from langmarl.core.aio import run_sync
-from langmarl.core.base import BaseEnvironment
+from langmarl.core.base import BaseEnvironment, Exploring
 from langmarl.core.errors import ConfigError, LLMError
 from langmarl.core.records import AgentId, Policies, Step, Trajectory
 from langmarl.envs.text import prompts
@@ -28,7 +28,7 @@ EnvFactory = Callable[[dict[str, Any]], Any]
 """Builds a fresh text environment for one episode from the episode's task dict."""
 
 
-class TextEnvAdapter(BaseEnvironment):
+class TextEnvAdapter(Exploring, BaseEnvironment):
     """One agent playing a text environment, for language-space training.
 
     Args:
@@ -39,7 +39,13 @@ class TextEnvAdapter(BaseEnvironment):
         default_policy: The system prompt training starts from.
         max_tokens: Reply length limit per turn.
         name: Environment name for run metadata.
+
+    Actors answer at the actor's configured temperature; inside :meth:`exploring` (the pool
+    search's exploration) at the given one.
     """
+
+    greedy = None  # the actor's own temperature outside exploration, as before
+    temperature = None
 
     def __init__(
         self,
@@ -138,7 +144,10 @@ class TextEnvAdapter(BaseEnvironment):
         for _ in range(self.max_turns):
             try:
                 answer = await self.llm.achat_policy(
-                    policy, observation.question, max_tokens=self.max_tokens
+                    policy,
+                    observation.question,
+                    max_tokens=self.max_tokens,
+                    temperature=self.temperature,
                 )
             except LLMError as exc:
                 return steps, reward, False, str(exc)
