@@ -15,8 +15,13 @@ Both runs are given about the same wall time by their sizes (``--rounds`` and
 ``--steps``); each run's actual wall time is printed beside its result, with the load
 average before and after. Writes ``docs/language_vs_weights.{json,png}``.
 
+``combined`` (in ``--spaces``): the two together — the seed's MAGRPO-trained agents (its
+``weights`` run's final checkpoint, one model per agent loaded in process through
+``agent_models``, one torch thread per engine) optimized further by the pool search; its
+"before" is those agents with the starting language policy, on the same 20 topics.
+
     .venv/bin/python benchmarks/language_vs_weights.py --seeds 0 1 2
-    .venv/bin/python benchmarks/language_vs_weights.py --seeds 0 --spaces language
+    .venv/bin/python benchmarks/language_vs_weights.py --seeds 0 --spaces weights,combined
 """
 
 from __future__ import annotations
@@ -45,7 +50,9 @@ def interval(values: list[float]) -> dict[str, Any]:
     return score_interval(values).model_dump()
 
 
-def timed(command: list[str], log: Path) -> tuple[float, float, float]:
+def timed(
+    command: list[str], log: Path, env: dict[str, str] | None = None
+) -> tuple[float, float, float]:
     """Run ``command`` with its output in ``log``; (seconds, load before, load after).
 
     Raises:
@@ -53,23 +60,38 @@ def timed(command: list[str], log: Path) -> tuple[float, float, float]:
     """
     before, started = load_average(), time.perf_counter()
     with log.open("w") as out:
-        done = subprocess.run(command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+        done = subprocess.run(
+            command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env=env or None
+        )
     if done.returncode != 0:
         sys.exit(f"{' '.join(command[:3])} failed (exit {done.returncode}): see {log}")
     return time.perf_counter() - started, before, load_average()
 
 
-def language(seed: int, out: Path, rounds: int) -> dict[str, Any]:
-    name = f"language-seed{seed}"
+def language(
+    seed: int, out: Path, rounds: int, space: str = "language", extra: list[str] | None = None
+) -> dict[str, Any]:
+    name = f"{space}-seed{seed}"
     sets = [f"seed={seed}", f"exp_name={name}", f"experiment_dir={out}", f"num_iterations={rounds}"]
     train = [str(LANGMARL), "train", "configs/poster_pool.json"]
-    for item in sets:
+    for item in [*sets, *(extra or [])]:
         train += ["--set", item]
-    seconds, before, after = timed(train, out / f"{name}.log")
-    timed([str(LANGMARL), "eval", str(out / name)], out / f"{name}.eval.log")
+    env = dict(os.environ, LANGMARL_TORCH_THREADS="1") if space == "combined" else None
+    seconds, before, after = timed(train, out / f"{name}.log", env)
+    timed([str(LANGMARL), "eval", str(out / name)], out / f"{name}.eval.log", env)
     result = json.loads((out / name / "evals" / "test_compare.json").read_text())
     rewards = (result["initial"]["rewards"], result["final"]["rewards"])
-    return record("language", seed, seconds, before, after, *rewards)
+    return record(space, seed, seconds, before, after, *rewards)
+
+
+def combined(seed: int, out: Path, rounds: int) -> dict[str, Any]:
+    """The pool search on the seed's MAGRPO-trained agents (see the module docstring)."""
+    steps = sorted((out / f"weights-seed{seed}" / "checkpoints").glob("step-*"))
+    if not steps:
+        sys.exit(f"no MAGRPO checkpoint under {out / f'weights-seed{seed}'}: run weights first")
+    models = [f"agent_models.key_word={steps[-1] / 'agent-0'}",
+              f"agent_models.tagline={steps[-1] / 'agent-1'}"]  # fmt: skip
+    return language(seed, out, rounds, "combined", models)
 
 
 def weights(seed: int, out: Path, steps: int) -> dict[str, Any]:
@@ -111,10 +133,12 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     figure, axis = plt.subplots(figsize=(7, 3.6))
-    for offset, space in enumerate(("language", "weights")):
+    x = -1
+    for space in ("language", "weights", "combined"):
         mine = [r for r in rows if r["space"] == space]
-        for i, row in enumerate(mine):
-            x = offset * (len(mine) + 1) + i
+        x += 1 if mine else 0  # a gap between spaces
+        for row in mine:
+            x += 1
             for key, colour in (("before", "#bbbbbb"), ("after", "#2a7ab0")):
                 value = row[key]
                 spread = [[value["mean"] - value["low"]], [value["high"] - value["mean"]]]
@@ -125,14 +149,14 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
                     fmt="o",
                     color=colour,
                     capsize=3,
-                    label=key if (offset, i) == (0, 0) else None,
+                    label=key if row is rows[0] else None,
                 )
             axis.annotate(f"{space}\nseed {row['seed']}\n{row['seconds'] / 60:.1f} min",
                           (x, 0.02), ha="center", fontsize=7)  # fmt: skip
     axis.set_ylim(0, 1.05)
     axis.set_xticks([])
     axis.set_ylabel("held-out reward (n=20, greedy)")
-    axis.set_title("Poster task: language space (pool) vs weight space (MAGRPO)")
+    axis.set_title("Poster task: language space (pool), weight space (MAGRPO), both")
     axis.legend(loc="upper left", fontsize=8)
     figure.tight_layout()
     figure.savefig(path, dpi=110)
@@ -145,6 +169,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=8, help="language-space rounds")
     parser.add_argument("--steps", type=int, default=56, help="MAGRPO steps")
     parser.add_argument("--out", type=Path, default=ROOT / "runs" / "language_vs_weights")
+    parser.add_argument("--name", default="language_vs_weights", help="docs/NAME.{json,png}")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     spaces = args.spaces.split(",")
@@ -156,10 +181,12 @@ def main() -> None:
             rows.append(language(seed, args.out, args.rounds))
         if "weights" in spaces:
             rows.append(weights(seed, args.out, args.steps))
+        if "combined" in spaces:
+            rows.append(combined(seed, args.out, args.rounds))
     DOCS.mkdir(exist_ok=True)
-    (DOCS / "language_vs_weights.json").write_text(json.dumps(rows, indent=1) + "\n")
-    plot(rows, DOCS / "language_vs_weights.png")
-    print(f"wrote {DOCS / 'language_vs_weights.json'} and .png")
+    (DOCS / f"{args.name}.json").write_text(json.dumps(rows, indent=1) + "\n")
+    plot(rows, DOCS / f"{args.name}.png")
+    print(f"wrote {DOCS / args.name}.json and .png")
 
 
 if __name__ == "__main__":
