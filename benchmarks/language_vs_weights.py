@@ -157,10 +157,18 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
     axis.set_ylim(0, 1.05)
     axis.set_xticks([])
     axis.set_ylabel("held-out reward (n=20, greedy)")
-    axis.set_title("Poster task: language space (pool), weight space (MAGRPO), both")
-    axis.legend(loc="upper left", fontsize=8)
+    names = {"language": "language space (pool)", "weights": "weight space (MAGRPO)",
+             "combined": "MAGRPO then pool"}  # fmt: skip
+    shown = [names[s] for s in names if any(r["space"] == s for r in rows)]
+    axis.set_title("Poster task: " + ", ".join(shown))
+    axis.legend(loc="center left", fontsize=8)
     figure.tight_layout()
     figure.savefig(path, dpi=110)
+
+
+def replot(name: str) -> None:
+    """Draw ``docs/NAME.png`` again from ``docs/NAME.json``."""
+    plot(json.loads((DOCS / f"{name}.json").read_text()), DOCS / f"{name}.png")
 
 
 def main() -> None:
