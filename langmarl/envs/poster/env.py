@@ -174,7 +174,9 @@ class PosterEnv(Exploring, BaseEnvironment):
         seed = task.get("sample_seed") if temperature else None
         replies = await asyncio.gather(
             *(
-                actor.achat_policy(policies[a], observations[a], temperature=temperature, seed=seed)
+                self.agent_llms.get(a, actor).achat_policy(
+                    policies[a], observations[a], temperature=temperature, seed=seed
+                )
                 for a in AGENTS
             )
         )

@@ -79,3 +79,16 @@ def test_agents_can_act_with_their_own_models() -> None:
     assert mine.role == "actor" and mine.ledger is ledger and "key_word" not in env.agent_llms
     with pytest.raises(ValueError, match="Did you mean 'tagline'"):
         PosterConfig(agent_models={"tagilne": "x"})
+
+
+async def test_an_agent_with_its_own_model_answers_through_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from langmarl.llm.client import LLMClient
+
+    own = ScriptedLLM(["The ocean calls you home"])
+    monkeypatch.setattr(LLMClient, "with_model", lambda self, model: own)
+    env = PosterEnv(PosterConfig(agent_models={"tagline": "a/agent-1"}), llm=ScriptedLLM(["Sea"]))
+    episode = await env.acollect_trajectory(env.default_policies(), env.splits["test"][0])
+    assert [s.action for s in episode.steps] == ["Sea", "The ocean calls you home"]
+    assert len(own.backend.requests) == 1
