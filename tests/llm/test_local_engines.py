@@ -171,3 +171,38 @@ def test_ct2_without_the_package_names_the_extra(
     with pytest.raises(MissingDependencyError, match=r"langmarl\[local\]"):
         ct2.load_ct2(tmp_path, threads=1)
     assert not any(tmp_path.iterdir())  # refused before converting anything
+
+
+def test_engines_load_their_models_one_at_a_time() -> None:
+    """Two engines starting together (two agents on two checkpoints) take turns loading:
+    transformers' and peft's loaders patch process-wide state, and overlapping loads left
+    parameters on the meta device."""
+    import threading
+    import time
+    from types import SimpleNamespace
+
+    from langmarl.llm.local.engine import LocalEngine
+
+    inside, most = 0, 0
+    guard = threading.Lock()
+
+    def loader(_: object) -> tuple[object, object]:
+        nonlocal inside, most
+        with guard:
+            inside += 1
+            most = max(most, inside)
+        time.sleep(0.2)
+        with guard:
+            inside -= 1
+        model = SimpleNamespace(config=SimpleNamespace(max_position_embeddings=64))
+        return model, SimpleNamespace(eos_token_id=0, pad_token_id=0)
+
+    engines = [LocalEngine(loader=loader, threads=1) for _ in range(2)]
+    starters = [threading.Thread(target=engine.start) for engine in engines]
+    for thread in starters:
+        thread.start()
+    for thread in starters:
+        thread.join()
+    assert most == 1 and all(engine.model is not None for engine in engines)
+    for engine in engines:
+        engine.close()

@@ -49,6 +49,13 @@ class _Pending:
     streamed: bool = False  # some text already went to the job's on_text
 
 
+LOAD_LOCK = threading.Lock()
+"""Held while an engine loads its model. Two engines loading at once (two agents, each on
+its own MAGRPO checkpoint) left parameters on the meta device — "Cannot copy out of meta
+tensor" at the first request, measured here: transformers' and peft's loaders patch
+process-wide state while they build a model, so loads take turns."""
+
+
 class LocalEngine:
     """The embedded model, loaded once, serving batched requests from a worker thread.
 
@@ -124,9 +131,10 @@ class LocalEngine:
 
             torch.set_num_threads(self.threads)
             began = time.monotonic()
-            self.model, self.tokenizer, self._generate = load_engine(
-                self.engine_kind, self.loader, self.cache_dir, self.threads
-            )
+            with LOAD_LOCK:  # transformers/peft loading is not thread-safe (see LOAD_LOCK)
+                self.model, self.tokenizer, self._generate = load_engine(
+                    self.engine_kind, self.loader, self.cache_dir, self.threads
+                )
             self.context_length = int(self.model.config.max_position_embeddings)
             log.info(
                 "%s loaded in %.1f s (engine %s)",
