@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from langmarl.core.records import AgentId, Policies
+from langmarl.trainer.decisions import TeamScore
 
 Origin = Literal["initial", "demonstration", "merge", "rewrite"]
 
@@ -133,3 +134,41 @@ def merge_pair(
         if taken and merged != b.policies:
             return a, b
     return None
+
+
+def from_score(
+    cid: int,
+    iteration: int,
+    origin: Any,
+    parents: list[int],
+    policies: Policies,
+    scored: TeamScore,
+    changed: list[str],
+    note: str,
+) -> Candidate:
+    """A candidate with the validation score ``scored`` (accepted until :func:`gate` says
+    otherwise; refused when it could not be scored)."""
+    return Candidate(
+        id=cid,
+        iteration=iteration,
+        origin=origin,
+        parents=parents,
+        policies=dict(policies),
+        changed=changed,
+        note=note,
+        score=scored.score,
+        task_scores=scored.rewards,
+        agent_scores=scored.agent_scores,
+        accepted=scored.score is not None,
+        reason=scored.error or "",
+    )
+
+
+def gate(child: Candidate, parent: Candidate) -> Candidate:
+    """The validated-update gate: a child joins the pool if it scores at least as well as
+    its first parent on the same batch."""
+    if child.score is None:
+        return child.model_copy(update={"accepted": False, "reason": f"not scored: {child.reason}"})
+    ok = parent.score is not None and child.score >= parent.score
+    reason = f"{child.score:.3f} {'>=' if ok else '<'} parent {parent.id}'s {parent.score:.3f}"
+    return child.model_copy(update={"accepted": ok, "reason": reason})

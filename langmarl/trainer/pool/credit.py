@@ -69,12 +69,17 @@ class Credit:
     """Per task, its best combination; best reward first."""
 
 
-def _task_id(trajectory: Trajectory) -> str:
-    """The task's ``id``, else its content (tasks without ids, such as a game's seed)."""
-    task = {k: v for k, v in trajectory.task.items() if k != "sample_seed"}
+def task_key(task: dict[str, Any]) -> str:
+    """What identifies a task: its ``id``, else its content without the exploration seed
+    (tasks without ids, such as a game's seed)."""
     if task.get("id") is not None:
         return str(task["id"])
-    return json.dumps(task, sort_keys=True, default=str)
+    plain = {k: v for k, v in task.items() if k != "sample_seed"}
+    return json.dumps(plain, sort_keys=True, default=str)
+
+
+def _task_id(trajectory: Trajectory) -> str:
+    return task_key(trajectory.task)
 
 
 def _answers(trajectory: Trajectory) -> dict[AgentId, tuple[str, str]]:

@@ -38,20 +38,22 @@ from collections.abc import Iterator
 from typing import Any, cast
 
 from langmarl.core.errors import ConfigError, RunFailedError
-from langmarl.core.records import Policies, PolicyUpdate, Trajectory
+from langmarl.core.records import PolicyUpdate, Trajectory
 from langmarl.llm.tracker import UsageLedger
-from langmarl.trainer.decisions import Kind, TeamScore, UpdateDecision, digest
+from langmarl.trainer.decisions import Kind, UpdateDecision
 from langmarl.trainer.monte_carlo import MonteCarloTrainer
 from langmarl.trainer.phases import PhaseHooks, PhaseRunner
 from langmarl.trainer.pool.candidates import (
     Candidate,
     best_candidate,
+    from_score,
+    gate,
     merge_pair,
     merge_policies,
     pareto_front,
     select_parent,
 )
-from langmarl.trainer.pool.credit import Credit, assign_credit
+from langmarl.trainer.pool.credit import Credit, assign_credit, task_key
 from langmarl.trainer.pool.proposals import Proposal, demonstration_children, merge_child
 from langmarl.trainer.pool.records import PoolLog
 from langmarl.trainer.stats import iteration_rng, usage_totals
@@ -134,7 +136,7 @@ class PoolTrainer(MonteCarloTrainer):
         start = self.config.start_iteration
         policies = self.checkpoint.get_policies(start)
         scored = await self._validator().score(policies, start)
-        initial = _candidate(0, start, "initial", [], policies, scored, [], "the starting policies")
+        initial = from_score(0, start, "initial", [], policies, scored, [], "the starting policies")
         if initial.score is None:
             raise RunFailedError(
                 f"the starting policies could not be scored on the validation batch: {scored.error}"
@@ -290,7 +292,7 @@ class PoolTrainer(MonteCarloTrainer):
         children = []
         for offset, (proposal, scored) in enumerate(zip(proposals, scores, strict=True)):
             parent = by_id[proposal.parents[0]]
-            candidate = _candidate(
+            candidate = from_score(
                 next_id + offset,
                 iteration,
                 proposal.origin,
@@ -300,7 +302,7 @@ class PoolTrainer(MonteCarloTrainer):
                 proposal.changed,
                 proposal.note,
             )
-            children.append(_gate(candidate, parent))
+            children.append(gate(candidate, parent))
         phases.validation = {
             "validation_episodes": sum(s.episodes_run for s in scores),
             "accepted_updates": sum(c.accepted for c in children),
@@ -387,44 +389,3 @@ class PoolTrainer(MonteCarloTrainer):
         return sum(
             int(m.get("num_episodes", 0)) + int(m.get("validation_episodes", 0)) for m in metrics
         )
-
-
-def task_key(task: dict[str, Any]) -> str:
-    """What identifies a task: its ``id``, else its whole content (e.g. a game's seed)."""
-    return str(task["id"]) if task.get("id") is not None else digest(task)
-
-
-def _candidate(
-    cid: int,
-    iteration: int,
-    origin: Any,
-    parents: list[int],
-    policies: Policies,
-    scored: TeamScore,
-    changed: list[str],
-    note: str,
-) -> Candidate:
-    return Candidate(
-        id=cid,
-        iteration=iteration,
-        origin=origin,
-        parents=parents,
-        policies=dict(policies),
-        changed=changed,
-        note=note,
-        score=scored.score,
-        task_scores=scored.rewards,
-        agent_scores=scored.agent_scores,
-        accepted=scored.score is not None,
-        reason=scored.error or "",
-    )
-
-
-def _gate(child: Candidate, parent: Candidate) -> Candidate:
-    """The validated-update gate: a child joins the pool if it scores at least as well as
-    its first parent on the same batch."""
-    if child.score is None:
-        return child.model_copy(update={"accepted": False, "reason": f"not scored: {child.reason}"})
-    ok = parent.score is not None and child.score >= parent.score
-    reason = f"{child.score:.3f} {'>=' if ok else '<'} parent {parent.id}'s {parent.score:.3f}"
-    return child.model_copy(update={"accepted": ok, "reason": reason})

@@ -75,3 +75,22 @@ def test_without_agent_scores_a_merge_follows_the_means() -> None:
 def test_no_merge_pair_when_a_merge_equals_a_parent() -> None:
     better = cand(2, [0.8], {"a": 0.5, "b": 0.5})
     assert merge_pair([cand(1, [0.2], {"a": 0.1, "b": 0.1}), better], random.Random(0)) is None
+
+
+def test_the_gate_accepts_a_child_not_below_its_parent() -> None:
+    from langmarl.trainer.decisions import TeamScore
+    from langmarl.trainer.pool.candidates import from_score, gate
+
+    parent = cand(0, [0.5, 0.5])
+    child = from_score(1, 0, "demonstration", [0], {"a": "x", "b": "y"},
+                       TeamScore(score=0.5, rewards=[0.5, 0.5]), ["a"], "tie")  # fmt: skip
+    assert gate(child, parent).accepted  # ties keep training moving
+    lower = child.model_copy(update={"score": 0.4})
+    assert (
+        not gate(lower, parent).accepted
+        and "0.400 < parent 0's 0.500" in gate(lower, parent).reason
+    )
+    failed = from_score(2, 0, "merge", [0, 1], {"a": "x", "b": "y"},
+                        TeamScore(error="2 of 2 validation episodes failed"), [], "")  # fmt: skip
+    assert not failed.accepted
+    assert gate(failed, parent).reason.startswith("not scored: 2 of 2")
