@@ -115,3 +115,20 @@ def score_interval(values: Sequence[float], method: Method | None = None) -> Sco
     if not values:
         raise ValueError("score_interval needs at least one value (no episodes were scored)")
     return _METHODS[method or interval_method(values)](list(values))
+
+
+def bounds_text(interval: ScoreInterval) -> str:
+    """``[low, high]`` to three decimals, or ``n/a`` when there is no interval (n < 2)."""
+    if interval.low is None or interval.high is None:
+        return "n/a"
+    return f"[{interval.low:.3f}, {interval.high:.3f}]"
+
+
+def heldout_line(before: ScoreInterval, after: ScoreInterval, what: str, greedy: bool) -> str:
+    """``Held-out reward: 0.246 → 0.936 (n=20 poster examples, greedy; 95% CI […] → […])``:
+    the line both spaces' held-out reports end with."""
+    decoding = "greedy; " if greedy else ""
+    return (
+        f"Held-out reward: {before.mean:.3f} → {after.mean:.3f} (n={after.n} {what} "
+        f"examples, {decoding}95% CI {bounds_text(before)} → {bounds_text(after)})"
+    )

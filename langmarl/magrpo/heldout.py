@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from langmarl.core.errors import ConfigError
 from langmarl.core.files import atomic_write_json
-from langmarl.core.intervals import ScoreInterval, score_interval
+from langmarl.core.intervals import ScoreInterval, heldout_line, score_interval
 from langmarl.magrpo.returns import propagate_returns
 from langmarl.magrpo.rollout import grow_trees
 
@@ -61,12 +61,7 @@ class HeldoutReport(BaseModel):
         before = self.before.interval
         if self.after is None:
             return f"Held-out reward (untrained): {before.describe()}"
-        after = self.after.interval
-        return (
-            f"Held-out reward: {before.mean:.3f} → {after.mean:.3f} "
-            f"(n={after.n} {self.task} examples, greedy; 95% CI {_bounds(before)} → "
-            f"{_bounds(after)})"
-        )
+        return heldout_line(before, self.after.interval, self.task, greedy=True)
 
     def write(self, run_dir: str | Path) -> Path:
         """Write the report to ``<run_dir>/heldout.json`` (atomically)."""
@@ -91,12 +86,6 @@ def read_report(run_dir: str | Path) -> HeldoutReport | None:
             f"{path} is not a held-out report ({str(exc).splitlines()[0]}): delete it and run "
             "`langmarl magrpo eval` on the run again"
         ) from None
-
-
-def _bounds(interval: ScoreInterval) -> str:
-    if interval.low is None or interval.high is None:
-        return "n/a"
-    return f"[{interval.low:.3f}, {interval.high:.3f}]"
 
 
 def heldout_scores(

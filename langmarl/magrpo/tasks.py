@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from langmarl.core.errors import ConfigError
-from langmarl.core.files import read_input_jsonl, read_input_text
+from langmarl.core.files import read_input_jsonl
 from langmarl.core.validation import did_you_mean
 from langmarl.magrpo import prompts
 from langmarl.magrpo.codecheck import extract_code, humaneval_asserts, run_tests, static_check
@@ -175,18 +175,10 @@ def poster_task(
     dataset_path: str | None = None, num_train: int | None = None, num_eval: int = 20
 ) -> Task:
     """Cooperative poster with two agents (one-word label + 3–6 word tagline)."""
+    from langmarl.envs.poster.scoring import load_topics
     from langmarl.magrpo import poster
 
-    topics = None
-    if dataset_path is not None:
-        path = Path(dataset_path)
-        if not path.is_file():
-            raise ConfigError(
-                f"dataset_path {dataset_path!r} does not exist: give a text file with one topic "
-                "per line, or leave it out for the shipped topics"
-            )
-        lines = (line.strip() for line in read_input_text(path, "Dataset file").splitlines())
-        topics = [line for line in lines if line and not line.startswith("#")]
+    topics = load_topics(dataset_path, "dataset_path")
     return _pair_task("poster", poster.poster_items(topics), (num_train, num_eval),
                       poster.poster_formatters(), poster.poster_reward)  # fmt: skip
 

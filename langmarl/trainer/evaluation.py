@@ -28,7 +28,7 @@ from langmarl.config.loading import config_from_dict
 from langmarl.core.aio import run_sync
 from langmarl.core.base import BaseEnvironment, StepAware
 from langmarl.core.errors import ConfigError, LLMError
-from langmarl.core.intervals import score_interval
+from langmarl.core.intervals import heldout_line, score_interval
 from langmarl.core.records import Policies, Trajectory
 from langmarl.llm.tracker import UsageLedger
 from langmarl.store import LocalStore, PolicyCheckpoint
@@ -221,17 +221,8 @@ def compare_run(
 
 
 def headline(result: dict[str, Any]) -> str:
-    """One line of a :func:`compare_run` result, as the weight-space quickstart ends:
-    ``Held-out reward: 0.246 → 0.812 (n=20 poster examples, greedy; 95% CI […] → […])``."""
+    """The :func:`~langmarl.core.intervals.heldout_line` of a :func:`compare_run` result."""
     before, after = (score_interval(result[k]["rewards"]) for k in ("initial", "final"))
-
-    def bounds(interval: Any) -> str:
-        return "n/a" if interval.low is None else f"[{interval.low:.3f}, {interval.high:.3f}]"
-
-    decoding = "greedy; " if result.get("greedy") else ""
     split = "" if result["split"] == "test" else f" {result['split']}"
     what = f"{result.get('env', '')}{split}".strip()
-    return (
-        f"Held-out reward: {before.mean:.3f} → {after.mean:.3f} (n={after.n} {what} "
-        f"examples, {decoding}95% CI {bounds(before)} → {bounds(after)})"
-    )
+    return heldout_line(before, after, what, bool(result.get("greedy")))

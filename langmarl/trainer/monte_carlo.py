@@ -34,7 +34,7 @@ from langmarl.config.base import BaseConfig
 from langmarl.core.aio import run_sync
 from langmarl.core.base import BaseCritic, BaseEnvironment, BaseOptimizer, BaseReward
 from langmarl.core.errors import ConfigError, LangmarlError, LLMError
-from langmarl.core.records import Evaluation, Gradient, Policies, Trajectory
+from langmarl.core.records import Evaluation, Gradient, Policies, PolicyUpdate, Trajectory
 from langmarl.core.secrets import environment_secrets, llm_secrets, redacting_logs
 from langmarl.llm.client import LLMClient
 from langmarl.llm.tracker import UsageLedger
@@ -385,6 +385,18 @@ class MonteCarloTrainer:
             updates,
             usage,
         )
+        return self.finish_iteration(iteration, phases, updates, stats, started)
+
+    def finish_iteration(
+        self,
+        iteration: int,
+        phases: PhaseRunner,
+        updates: list[PolicyUpdate],
+        stats: dict[str, Any],
+        started: float,
+    ) -> dict[str, Any]:
+        """Complete ``stats`` with the phases' timings and validation counts, save
+        checkpoint ``iteration + 1`` (the last step of an iteration) and tell the callbacks."""
         stats["duration_s"] = round(time.monotonic() - started, 3)
         stats["phase_seconds"] = phases.seconds
         stats["reused_episodes"] = phases.reused

@@ -139,12 +139,18 @@ class PhaseRunner:
         return policies
 
     # 2 ----------------------------------------------------------------------------------------
-    async def generate(self, policies: Policies) -> list[Trajectory]:
-        """Phase 2: every episode, concurrently (bounded by the episode worker limit)."""
+    async def generate(
+        self, policies: Policies, tasks: list[dict[str, Any]] | None = None
+    ) -> list[Trajectory]:
+        """Phase 2: one episode per task, concurrently (bounded by the episode worker limit);
+        ``tasks`` default to ``trajectories_per_iteration`` training tasks drawn for this
+        iteration. Episodes an interrupted attempt stored are reused."""
         t = self.t
-        count = int(t.config.trajectories_per_iteration)
-        rng = iteration_rng(t.seed, self.iteration, "tasks")
-        tasks = t.env.sample_tasks(count, split="train", rng=rng)
+        if tasks is None:
+            count = int(t.config.trajectories_per_iteration)
+            rng = iteration_rng(t.seed, self.iteration, "tasks")
+            tasks = t.env.sample_tasks(count, split="train", rng=rng)
+        count = len(tasks)
         self._phase("generate", count)
 
         async def episode(episode_id: int) -> Trajectory:

@@ -60,10 +60,11 @@ def agent_means(episodes: list[Trajectory]) -> dict[AgentId, float]:
     """Each agent's mean ``metadata["agent_rewards"]`` over ``episodes`` (empty unless
     every episode reports them)."""
     parts = [t.metadata.get("agent_rewards") for t in episodes]
-    if not parts or not all(isinstance(p, dict) for p in parts):
+    reported = [p for p in parts if isinstance(p, dict)]
+    if not reported or len(reported) < len(parts):
         return {}
-    agents = set.intersection(*(set(p) for p in parts if isinstance(p, dict)))
-    return {a: sum(float(p[a]) for p in parts if isinstance(p, dict)) / len(parts) for a in agents}
+    agents = set.intersection(*(set(p) for p in reported))
+    return {a: sum(float(p[a]) for p in reported) / len(reported) for a in agents}
 
 
 class Validator:

@@ -28,10 +28,9 @@ from typing import Any
 from langmarl.config.envs import PosterConfig
 from langmarl.core.base import BaseEnvironment, Exploring
 from langmarl.core.errors import ConfigError, EnvError
-from langmarl.core.files import read_input_text
 from langmarl.core.records import AgentId, Policies, Step, Trajectory
 from langmarl.envs.poster import prompts
-from langmarl.envs.poster.scoring import builtin_topics, poster_scores
+from langmarl.envs.poster.scoring import agent_credit, load_topics, poster_scores
 
 AGENTS: tuple[AgentId, AgentId] = ("key_word", "tagline")
 OBSERVATIONS = {"key_word": prompts.KEY_WORD, "tagline": prompts.TAGLINE}
@@ -41,35 +40,6 @@ ROLES = {
 }
 DEFAULT_POLICY = "You are a helpful assistant."
 """Each agent's starting instruction; what to answer is in its observation."""
-
-
-def load_topics(path: str | None) -> list[str]:
-    """Topics from a text file (one per line, ``#`` comments) or the shipped ones.
-
-    Raises:
-        ConfigError: if ``path`` does not exist.
-    """
-    if path is None:
-        return list(builtin_topics())
-    from pathlib import Path
-
-    file = Path(path).expanduser()
-    if not file.is_file():
-        raise ConfigError(
-            f"topics_path {path!r} does not exist: give a text file with one topic per line, "
-            "or leave it null for the shipped topics"
-        )
-    lines = (line.strip() for line in read_input_text(file, "Topics file").splitlines())
-    return [line for line in lines if line and not line.startswith("#")]
-
-
-def agent_credit(parts: dict[str, float]) -> dict[AgentId, float]:
-    """Each agent's share of the reward: its format term plus half the shared term."""
-    shared = 0.15 * parts["shared"]
-    return {
-        "key_word": 0.35 * parts["key_word"] + shared,
-        "tagline": 0.35 * parts["tagline"] + shared,
-    }
 
 
 class PosterEnv(Exploring, BaseEnvironment):
@@ -92,7 +62,9 @@ class PosterEnv(Exploring, BaseEnvironment):
     ) -> None:
         super().__init__()
         self.config = config or PosterConfig()
-        names = topics if topics is not None else load_topics(self.config.topics_path)
+        names = (
+            topics if topics is not None else load_topics(self.config.topics_path, "topics_path")
+        )
         held = self.config.num_eval
         if len(names) <= held:
             raise ConfigError(

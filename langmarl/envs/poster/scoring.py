@@ -29,11 +29,18 @@ from __future__ import annotations
 import re
 from functools import cache
 from importlib import resources
+from pathlib import Path
+
+from langmarl.core.errors import ConfigError
+from langmarl.core.files import read_input_text
 
 LABEL_BAND = (1, 1, 6)
 """Key word: exactly one word; the score reaches 0 at 1 + 6 words."""
 TAGLINE_BAND = (3, 6, 8)
 """Tagline: three to six words; the score reaches 0 at 6 + 8 words."""
+
+WEIGHTS = {"key_word": 0.35, "tagline": 0.35, "shared": 0.3}
+"""The reward's terms: the key word's format, the tagline's format, the shared word."""
 
 ECHO_WORDS = frozenset({"key", "keyword", "word", "words", "tagline", "poster"})
 """Words of the instruction; a tagline containing one is an echo, not a tagline."""
@@ -86,13 +93,47 @@ def poster_scores(label: str, tagline: str) -> dict[str, float]:
     else:
         tagline_score = band_score(word_count(tagline), *TAGLINE_BAND)
         shared = float(shares_key_word(label, tagline))
-    reward = 0.35 * label_score + 0.35 * tagline_score + 0.3 * shared
+    reward = (
+        WEIGHTS["key_word"] * label_score
+        + WEIGHTS["tagline"] * tagline_score
+        + WEIGHTS["shared"] * shared
+    )
     return {"key_word": label_score, "tagline": tagline_score, "shared": shared, "reward": reward}
+
+
+def agent_credit(parts: dict[str, float]) -> dict[str, float]:
+    """Each agent's share of :func:`poster_scores`' reward: its own format term plus half the
+    shared-word term (the two sum to the reward)."""
+    shared = WEIGHTS["shared"] / 2 * parts["shared"]
+    return {agent: WEIGHTS[agent] * parts[agent] + shared for agent in ("key_word", "tagline")}
 
 
 @cache
 def builtin_topics() -> tuple[str, ...]:
     """The shipped topics (``data/poster_topics.txt``), in file order."""
     text = resources.files("langmarl.envs.poster").joinpath("data/poster_topics.txt").read_text()
+    return tuple(topic_lines(text))
+
+
+def topic_lines(text: str) -> list[str]:
+    """The topics of a topics file's text: one per non-blank line, ``#`` starts a comment."""
     lines = (line.strip() for line in text.splitlines())
-    return tuple(line for line in lines if line and not line.startswith("#"))
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+def load_topics(path: str | None, field: str) -> list[str]:
+    """Topics from the text file ``path`` (the config field ``field`` names it), or the
+    shipped ones when ``path`` is ``None``.
+
+    Raises:
+        ConfigError: if ``path`` is not a file.
+    """
+    if path is None:
+        return list(builtin_topics())
+    file = Path(path).expanduser()
+    if not file.is_file():
+        raise ConfigError(
+            f"{field} {path!r} does not exist: give a text file with one topic per line, "
+            "or leave it out for the shipped topics"
+        )
+    return topic_lines(read_input_text(file, "Topics file"))

@@ -37,6 +37,7 @@ import time
 from collections.abc import Iterator
 from typing import Any, cast
 
+from langmarl.core.base import Exploring
 from langmarl.core.errors import ConfigError, RunFailedError
 from langmarl.core.records import PolicyUpdate, Trajectory
 from langmarl.llm.tracker import UsageLedger
@@ -56,7 +57,7 @@ from langmarl.trainer.pool.candidates import (
 from langmarl.trainer.pool.credit import Credit, assign_credit, task_key
 from langmarl.trainer.pool.proposals import Proposal, demonstration_children, merge_child
 from langmarl.trainer.pool.records import PoolLog
-from langmarl.trainer.stats import iteration_rng, usage_totals
+from langmarl.trainer.stats import iteration_rng, iteration_stats
 
 
 class PoolTrainer(MonteCarloTrainer):
@@ -92,7 +93,7 @@ class PoolTrainer(MonteCarloTrainer):
         self._check_failures(iteration, "episodes", [t.metadata.get("error") for t in episodes])
         credit = self._credit(episodes)
         proposals = await phases.timed(
-            "update", self._propose(phases, iteration, pool, parent, credit, rng)
+            "update", self._propose(phases, pool, parent, credit, episodes, rng)
         )
         children = await phases.timed(
             "validate", self._score_all(phases, iteration, pool, proposals)
@@ -109,20 +110,11 @@ class PoolTrainer(MonteCarloTrainer):
             and iteration + 1 - self.config.start_iteration >= self.config.num_iterations
         ):
             self.logger.warning("no candidate scored above the starting policies; keeping them")
-        stats = self._stats(iteration, episodes, everyone, parent, children, best, credit)
-        stats["usage_by_role"] = {
-            role: u
-            for role, u in UsageLedger.since(before, self.ledger.by_role()).items()
-            if u.get("calls", 0)
-        }
-        stats.update(usage_totals(stats["usage_by_role"]))
-        stats["duration_s"] = round(time.monotonic() - started, 3)
-        stats["phase_seconds"] = phases.seconds
-        stats["reused_episodes"] = phases.reused
-        stats.update(phases.validation)
-        phases.checkpoint(self._updates(iteration, best), stats)
-        self._sync_metrics()
-        self.emit("on_iteration_end", iteration, stats, self)
+        usage = UsageLedger.since(before, self.ledger.by_role())
+        updates = self._updates(iteration, best)
+        stats = iteration_stats(iteration, "pool", episodes, {}, {}, updates, usage)
+        stats.update(self._pool_stats(everyone, parent, children, best, credit))
+        self.finish_iteration(iteration, phases, updates, stats, started)
         if settings.max_rollouts is not None and self._rollouts() >= settings.max_rollouts:
             self.stop(f"rollout budget of {settings.max_rollouts} episodes spent")
         return stats
@@ -151,8 +143,7 @@ class PoolTrainer(MonteCarloTrainer):
 
     @contextlib.contextmanager
     def _exploring(self, temperature: float) -> Iterator[None]:
-        exploring = getattr(self.env, "exploring", None)
-        if exploring is None:
+        if not isinstance(self.env, Exploring):
             self._say_once(
                 "temperature",
                 f"{type(self.env).__name__} cannot switch between sampling and greedy "
@@ -160,41 +151,21 @@ class PoolTrainer(MonteCarloTrainer):
             )
             yield
             return
-        with exploring(temperature):
+        with self.env.exploring(temperature):
             yield
 
     async def _explore(
         self, phases: PhaseRunner, iteration: int, parent: Candidate
     ) -> list[Trajectory]:
-        """The round's exploration episodes (stored ones reused on resume)."""
+        """The round's exploration episodes: ``samples_per_task`` per task, each with its own
+        seed, so a resumed round replays the same samples (stored ones are reused)."""
         settings, count = self.config.pool, int(self.config.trajectories_per_iteration)
         per_task = min(settings.samples_per_task, count)
         tasks = self._exploration_tasks(iteration, -(-count // per_task))
         base = iteration_rng(self.seed, iteration, "samples").randrange(2**31)
-        planned = [
-            {
-                **task,
-                "sample_seed": base + n,
-            }  # each sample its own seed: a resumed round replays it
-            for n, task in enumerate(t for t in tasks for _ in range(per_task))
-        ][:count]
-        phases.hooks.emit("on_phase_start", iteration, "generate", len(planned))
-
-        async def episode(episode_id: int) -> Trajectory:
-            stored = self.trajectories.load_one(iteration, episode_id)
-            if stored is not None and not stored.metadata.get("error"):
-                phases.reused += 1
-            else:
-                stored = await self.collect(parent.policies, planned[episode_id])
-                stored.metadata["candidate"] = parent.id
-                self.trajectories.save(iteration, episode_id, stored)
-            self.logger.episode_saved(iteration, episode_id, stored.reward)
-            self.emit("on_episode_complete", stored, self)
-            return stored
-
-        advance = lambda: phases.hooks.emit("on_phase_advance", iteration, "generate")  # noqa: E731
-        jobs = [episode(i) for i in range(len(planned))]
-        return await self.bounded(self.limits.episodes, jobs, advance)
+        repeated = [task for task in tasks for _ in range(per_task)][:count]
+        planned = [{**task, "sample_seed": base + n} for n, task in enumerate(repeated)]
+        return await phases.generate(parent.policies, planned)
 
     def _exploration_tasks(self, iteration: int, count: int) -> list[dict[str, Any]]:
         """``count`` training tasks outside the validation batch (it may repeat them when the
@@ -228,10 +199,10 @@ class PoolTrainer(MonteCarloTrainer):
     async def _propose(
         self,
         phases: PhaseRunner,
-        iteration: int,
         pool: list[Candidate],
         parent: Candidate,
         credit: Credit,
+        episodes: list[Trajectory],
         rng: Any,
     ) -> list[Proposal]:
         settings = self.config.pool
@@ -242,21 +213,17 @@ class PoolTrainer(MonteCarloTrainer):
             if pair is not None:
                 proposals.append(merge_child(*pair, *merge_policies(*pair)))
         if settings.rewrites:
-            proposals += await self._rewrites(phases, iteration, parent)
+            proposals += await self._rewrites(phases, parent, episodes)
         room = max(0, settings.children - len(proposals))
         proposals += demonstration_children(parent, self.agent_ids, credit, settings, room, rng)
         known = [c.policies for c in pool]
         return [p for p in proposals if p.policies not in known]
 
     async def _rewrites(
-        self, phases: PhaseRunner, iteration: int, parent: Candidate
+        self, phases: PhaseRunner, parent: Candidate, episodes: list[Trajectory]
     ) -> list[Proposal]:
-        """Rewrites of the parent's instructions from the critic's language gradients."""
-        episodes = [
-            t
-            for i in range(int(self.config.trajectories_per_iteration))
-            if (t := self.trajectories.load_one(iteration, i)) is not None
-        ]
+        """Rewrites of the parent's instructions from the critic's language gradients on
+        the round's episodes."""
         _, gradients = await phases.evaluate(parent.policies, episodes)
         updates = await phases.update(parent.policies, gradients)
         proposals = []
@@ -353,32 +320,21 @@ class PoolTrainer(MonteCarloTrainer):
             for agent_id, policy in best.policies.items()
         ]
 
-    def _stats(
-        self,
-        iteration: int,
-        episodes: list[Trajectory],
+    @staticmethod
+    def _pool_stats(
         everyone: list[Candidate],
         parent: Candidate,
         children: list[Candidate],
         best: Candidate,
         credit: Credit,
     ) -> dict[str, Any]:
-        rewards = [t.reward for t in episodes]
-        front = pareto_front(everyone)
+        """What a round adds to the usual iteration statistics."""
         return {
-            "iteration": iteration,
-            "paradigm": "pool",
-            "num_episodes": len(episodes),
-            "avg_reward": sum(rewards) / len(rewards) if rewards else 0.0,
-            "min_reward": min(rewards, default=0.0),
-            "max_reward": max(rewards, default=0.0),
-            "rewards": rewards,
-            "failed_episodes": sum(1 for t in episodes if t.metadata.get("error")),
             "parent": parent.id,
             "best_candidate": best.id,
             "validation_score": best.score,
             "pool_size": sum(c.accepted for c in everyone),
-            "front": [c.id for c in front],
+            "front": [c.id for c in pareto_front(everyone)],
             "candidate_scores": {str(c.id): c.score for c in children},
             "credit": credit.source,
         }

@@ -65,7 +65,7 @@ def test_exploration_never_uses_the_validation_tasks(tmp_path: Path) -> None:
 
 def test_a_round_that_finds_nothing_keeps_the_starting_policies(tmp_path: Path) -> None:
     trainer = make_trainer(tmp_path, "run", rounds=1, latency=0.0)
-    trainer.env.exploring = None  # type: ignore[assignment]  # exploration is greedy too
+    trainer.config.pool.explore_temperature = 0.0  # exploration is greedy too
     trainer.config.pool.children = 1
     trainer.train()
     pool = pool_of(tmp_path, "run")
