@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from langmarl.core.cpu import ThreadGovernor, explicit_threads
 from langmarl.core.errors import ConfigError
 from langmarl.core.files import append_jsonl, atomic_write_json
 from langmarl.core.secrets import Redactor, environment_secrets
@@ -120,10 +121,8 @@ class WeightSpaceTrainer:
         self.transition = external_transition
         self.train_dataset = check_dataset("train_dataset", train_dataset, required=True)
         self.eval_dataset = check_dataset("eval_dataset", eval_dataset, required=False)
-        if args.num_threads is not None:
-            import torch
-
-            torch.set_num_threads(args.num_threads)
+        self.governor = ThreadGovernor(explicit_threads(args.num_threads))
+        self.governor.adjust()
         self.agents = build_agents(agents, args, formatters, tokenizers)
         self.run_dir = Path(args.output_dir)
         self.run = RunDir(self.run_dir, Redactor(environment_secrets()), self.resume_hint)
@@ -229,6 +228,7 @@ class WeightSpaceTrainer:
         history = []
         while self.step < self.total_steps:
             torch.manual_seed(self.args.seed * 100_003 + self.step)
+            self.governor.adjust()  # the machine's free cores, re-measured between steps
             self._tell_step()
             started = time.perf_counter()
             label = self.step + self.first_metrics_step

@@ -105,7 +105,8 @@ class TrainerConfig(BaseModel):
     eval_num_samples: int = Field(default=4, ge=1)
     """Held-out examples per evaluation."""
     num_threads: int | None = Field(default=None, ge=1)
-    """torch.set_num_threads for the run (None: leave torch's default)."""
+    """torch threads for the run (None: ``$LANGMARL_TORCH_THREADS``, else the cores free at
+    each step, :mod:`langmarl.core.cpu`)."""
     sampling_precision: SamplingPrecision = "fp32"
     """Precision of the model rollouts sample from: ``"fp32"`` (the trained model itself),
     ``"bf16"`` or ``"int8"`` (a copy refreshed from the trained weights before each rollout;

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from langmarl.core.cpu import free_threads
 from langmarl.core.errors import LangmarlError, SandboxError
 from langmarl.p2p.contracts import IterationAggregation, RewardSpec, TrainSummary
 from langmarl.p2p.records import IterationRecord
@@ -218,12 +219,12 @@ def train_runs(
         reward_path: Validated reward file.
         configs: Train configs (each run once per seed).
         seeds: Seeds.
-        max_parallel: Processes at once (default: the CPU count).
+        max_parallel: Processes at once (default: the cores free now, :mod:`langmarl.core.cpu`).
         timeout_s: Wall-clock limit per run; a run over it is killed and reported as an error.
         limits: Confinement limits of each run (its ``timeout_s`` is replaced by the above).
     """
     pending = plan_runs(iteration, configs, seeds)
-    limit = max_parallel or os.cpu_count() or 1
+    limit = max_parallel or free_threads()  # one core per PPO process
     limits = limits.model_copy(update={"timeout_s": timeout_s})
     running: dict[str, _Running] = {}
     errors: dict[str, str] = {}

@@ -69,7 +69,8 @@ class OrchestratorGRPOConfig(BaseModel):
     (every installed one) or ``"none"`` (the default); each needs its extra, e.g.
     ``pip install 'langmarl[tensorboard]'``. Local trackers write inside the run directory."""
     num_threads: int | None = Field(default=None, ge=1)
-    """``torch.set_num_threads`` for the run (``None``: leave it). ``langmarl parl grpo``
+    """torch threads for the run (``None``: ``$LANGMARL_TORCH_THREADS``, else the cores free
+    at each step, :mod:`langmarl.core.cpu`). ``langmarl parl grpo``
     also gives the embedded sub-agents' engine this many threads unless
     ``LANGMARL_TORCH_THREADS`` is set."""
     seed: int = 0

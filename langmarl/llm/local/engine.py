@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import dataclasses
 import functools
 import logging
-import os
 import queue
 import threading
 import time
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from langmarl.core.environment import THREADS_ENV_VAR, env_positive_int
+from langmarl.core.cpu import ThreadGovernor, explicit_threads
 from langmarl.core.errors import ContextLengthError
 from langmarl.llm.local.engines import EngineKind, Generate, load_engine, resolve_engine
 from langmarl.llm.local.generation import GenJob, GenOutput, JobCancelled
@@ -64,7 +64,8 @@ class LocalEngine:
             or ``~/.cache/langmarl``).
         max_batch: Most requests generated together.
         batch_window: Seconds to wait for companions after the first request of a batch.
-        threads: torch intra-op threads (default: ``$LANGMARL_TORCH_THREADS`` or all cores).
+        threads: torch intra-op threads (default: ``$LANGMARL_TORCH_THREADS``, else the cores
+            free when it starts, re-measured between batches: :mod:`langmarl.core.cpu`).
         loader: Loads ``(model, tokenizer)`` from ``cache_dir`` (default: the embedded
             SmolLM2 weights; :func:`shared_engine` passes another model's; tests pass a fake).
         model_name: The name requests and errors report.
@@ -89,7 +90,8 @@ class LocalEngine:
         self._generate: Generate | None = None
         self.max_batch = max_batch
         self.batch_window = batch_window
-        self.threads = threads or env_positive_int(THREADS_ENV_VAR) or os.cpu_count() or 1
+        self.threads = explicit_threads(threads) or 0  # 0: measured when the worker starts
+        self._governor: ThreadGovernor | None = None
         self.model: Any = None
         self.tokenizer: Any = None
         self.context_length = 0
@@ -127,9 +129,8 @@ class LocalEngine:
 
     def _run(self, ready: threading.Event, failure: list[BaseException]) -> None:
         try:
-            import torch
-
-            torch.set_num_threads(self.threads)
+            self._governor = ThreadGovernor(self.threads or None)
+            self.threads = self._governor.adjust()
             began = time.monotonic()
             with LOAD_LOCK:  # transformers/peft loading is not thread-safe (see LOAD_LOCK)
                 self.model, self.tokenizer, self._generate = load_engine(
@@ -137,10 +138,11 @@ class LocalEngine:
                 )
             self.context_length = int(self.model.config.max_position_embeddings)
             log.info(
-                "%s loaded in %.1f s (engine %s)",
+                "%s loaded in %.1f s (engine %s, %d torch threads)",
                 self.model_name,
                 time.monotonic() - began,
                 self.engine_kind,
+                self.threads,
             )
         except BaseException as exc:  # handed to start()'s caller
             failure.append(exc)
@@ -237,7 +239,8 @@ class LocalEngine:
     def _run_batch(self, batch: list[_Pending]) -> None:
         """Generate ``batch`` and resolve each future with its own output or error."""
         try:
-            results = self._generate_jobs([p.job for p in batch])
+            with self._working():
+                results = self._generate_jobs([p.job for p in batch])
         except Exception as exc:  # the shared model call failed
             results = self._one_at_a_time(batch, exc)
         self.batches += 1
@@ -250,6 +253,11 @@ class LocalEngine:
             else:
                 log.warning("Embedded model request failed alone in its batch: %r", result)
             pending.future.set_exception(result)
+
+    def _working(self) -> contextlib.AbstractContextManager[object]:
+        """While a batch runs: torch's threads follow the free cores (and are shared with
+        the process's other working engines) unless set explicitly."""
+        return self._governor if self._governor is not None else contextlib.nullcontext()
 
     def _generate_jobs(self, jobs: list[GenJob]) -> list[GenOutput | Exception]:
         if self._generate is None:
