@@ -95,7 +95,20 @@ def tests(pytest_args: list[str]) -> None:
         "ruff check": [BIN / "ruff", "check", *sources],
         "ruff format": [BIN / "ruff", "format", "--check", *sources],
         "mypy": [BIN / "mypy"],
-        "pytest": [PY, "-m", "pytest", "-q", "-rfE", "--durations=20", *pytest_args],
+        # every core, one pytest worker each; a module's shared fixtures stay on one worker
+        "pytest": [
+            PY,
+            "-m",
+            "pytest",
+            "-q",
+            "-rfE",
+            "--durations=20",
+            "-n",
+            "auto",
+            "--dist",
+            "loadgroup",
+            *pytest_args,
+        ],  # fmt: skip
     }
     failed = []
     for name, cmd in steps.items():

@@ -6,13 +6,15 @@
 2. Per-call overhead of ``LLMClient`` against a local OpenAI-compatible HTTP server (an
    instant-answer stub in its own process) vs the bare ``openai`` async client.
 
-3. ``--backends transformers,ct2,int8,bf16`` (issue 16): the engines side by side, each
-   round a fresh process per engine in turn (so load drift hits all alike): ``LLMClient``
-   tokens/s at 1 and 8 concurrent requests and the greedy answers on the check set
-   (``langmarl.llm.local.engines.CHECK_SET``).
+3. ``--backends transformers,w16,ct2,...`` (issues 16 and 25): the engines side by side, each
+   round a fresh process per engine in turn (so load drift hits all alike), all with the same
+   torch threads (``--threads``): ``LLMClient`` tokens/s at 1 and 8 concurrent requests; the
+   greedy answers on the check set (``langmarl.llm.local.engines.CHECK_SET``): how many are
+   right, how many are identical to fp32's (``transformers``), and the share of fp32's tokens
+   each reproduces before its first difference (``engines.agreement``).
 
 Run: ``.venv/bin/python benchmarks/llm_local.py [--tokens 64] [--calls 300]``, or
-``.venv/bin/python benchmarks/llm_local.py --backends transformers,ct2,int8,bf16 [--rounds 3]``
+``.venv/bin/python benchmarks/llm_local.py --backends transformers,w16,ct2 [--rounds 3]``
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ import torch
 
 from langmarl.llm.client import LLMClient
 from langmarl.llm.config import LLMConfig
-from langmarl.llm.local.engines import CHECK_SET, passes_check
+from langmarl.llm.local.engine import shared_engine
+from langmarl.llm.local.engines import CHECK_SET, agreement, passes_check
 from langmarl.llm.local.generation import GenJob, generate_batch
 
 TEST_QUESTION = "What is 2+3? Answer with a number."
@@ -141,29 +144,43 @@ async def overhead(base_url: str, calls: int) -> None:
 
 
 def one_backend(name: str, tokens: int) -> None:
-    """One round of one engine in this fresh process: print a JSON line with its rates and
-    its check-set answers."""
+    """One round of one engine in this fresh process: print a JSON line with its rates, its
+    threads and its greedy check-set answers (text and token ids)."""
     config = LLMConfig.from_preset("local")
     config.extra_params["engine"] = name
     client = LLMClient(config)
     client.chat("", "warm up", max_tokens=4)
+    engine = shared_engine(None, config.model_string, name)  # the client's engine
 
     def rate(n: int) -> float:
         return asyncio.run(client_rate(client, n, tokens))
 
-    answers = [
-        client.complete([{"role": "user", "content": q}], max_tokens=32, temperature=0.0).text
-        for q, _ in CHECK_SET
-    ]
+    outputs = []
+    for question, _ in CHECK_SET:  # as LLMClient.complete asks, keeping the token ids
+        prompt = engine.encode_chat([{"role": "user", "content": question}], 32)
+        outputs.append(engine.submit(GenJob(prompt, 32, temperature=0.0)).result())
     # tests/llm/test_local_model.py's question, asked as it asks (an empty system prompt)
-    answers.append(client.chat("", TEST_QUESTION, max_tokens=24, temperature=0.0))
+    test_answer = client.chat("", TEST_QUESTION, max_tokens=24, temperature=0.0)
     load = os.getloadavg()[0]
     one, eight = rate(1), rate(8)
-    print(json.dumps({"one": one, "eight": eight, "load": load, "answers": answers}))
+    print(json.dumps({
+        "one": one, "eight": eight, "load": load, "threads": engine.threads,
+        "answers": [o.text for o in outputs], "tokens": [o.token_ids for o in outputs],
+        "test": test_answer,
+    }))  # fmt: skip
+
+
+def where_they_part(ours: str, theirs: str) -> str:
+    """Both answers from a little before their first differing character."""
+    pairs = enumerate(zip(ours, theirs, strict=False))
+    cut = next((i for i, (a, b) in pairs if a != b), min(len(ours), len(theirs)))
+    start = max(cut - 20, 0)
+    return f"...{ours[start : cut + 30]!r} (fp32 ...{theirs[start : cut + 30]!r})"
 
 
 def compare_backends(names: list[str], tokens: int, rounds: int, threads: int) -> None:
-    """Rounds of fresh processes, one per engine in turn; medians and ratios to the first."""
+    """Rounds of fresh processes, one per engine in turn; medians and ratios to the first,
+    answers against ``transformers`` (fp32) if it ran, else against the first."""
     print(f"engines side by side: {tokens} greedy tokens per request, {threads} threads, "
           f"median of {rounds} rounds; load average {os.getloadavg()}")  # fmt: skip
     runs: dict[str, list[dict]] = {name: [] for name in names}
@@ -173,23 +190,39 @@ def compare_backends(names: list[str], tokens: int, rounds: int, threads: int) -
             env = {**os.environ, "LANGMARL_TORCH_THREADS": str(threads)}
             out = subprocess.run(command, check=True, capture_output=True, text=True, env=env)
             runs[name].append(json.loads(out.stdout.strip().splitlines()[-1]))
+    used = {r["threads"] for name in names for r in runs[name]}
+    if used != {threads}:
+        raise RuntimeError(f"engines ran with {sorted(used)} threads, not {threads}")
+    reference = "transformers" if "transformers" in runs else names[0]
     base_one = statistics.median(r["one"] for r in runs[names[0]])
     base_eight = statistics.median(r["eight"] for r in runs[names[0]])
-    print("| engine | 1 request (tokens/s) | 8 concurrent (tokens/s) | check set | 2+3 test "
-          "| load |")  # fmt: skip
-    print("|---|---|---|---|---|---|")
+    print(f"| engine | 1 request (tokens/s) | 8 concurrent (tokens/s) | check set right | "
+          f"same as {reference} | token agreement | 2+3 test | load |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|")
     for name in names:
         one = statistics.median(r["one"] for r in runs[name])
         eight = statistics.median(r["eight"] for r in runs[name])
-        *answers, test_answer = runs[name][0]["answers"]
-        passed = sum(passes_check(a, ok) for a, (_, ok) in zip(answers, CHECK_SET, strict=True))
-        test = "5" if passes_check(test_answer, ("5",)) else "missed"
+        first = runs[name][0]
+        right = sum(
+            passes_check(a, ok) for a, (_, ok) in zip(first["answers"], CHECK_SET, strict=True)
+        )
+        same, share = agreement(first["tokens"], runs[reference][0]["tokens"])
+        test = "5" if passes_check(first["test"], ("5",)) else "missed"
         loads = [r["load"] for r in runs[name]]
         print(f"| {name} | {one:.1f} ({one / base_one:.2f}x) | {eight:.1f} "
-              f"({eight / base_eight:.2f}x) | {passed}/{len(CHECK_SET)} | {test} | "
-              f"{min(loads):.2f}-{max(loads):.2f} |")  # fmt: skip
+              f"({eight / base_eight:.2f}x) | {right}/{len(CHECK_SET)} | {same}/{len(CHECK_SET)} "
+              f"| {share:.1%} | {test} | {min(loads):.2f}-{max(loads):.2f} |")  # fmt: skip
     for name in names:
-        print(f"{name} answers: {[a[:60] for a in runs[name][0]['answers']]}")
+        first, fp32 = runs[name][0], runs[reference][0]
+        differing = [
+            f"{q!r}: {where_they_part(a, r)}"
+            for (q, _), a, r in zip(CHECK_SET, first["answers"], fp32["answers"], strict=True)
+            if a != r
+        ]
+        print(f"{name}: 2+3 test {first['test'][:50]!r}; differs from {reference} on "
+              f"{len(differing)}")  # fmt: skip
+        for line in differing:
+            print(f"    {line}")
     print(f"load average after: {os.getloadavg()}")
 
 

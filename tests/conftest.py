@@ -9,8 +9,12 @@ from pathlib import Path
 
 import pytest
 
-# The embedded model runs on the CPU; two threads is the whole machine in CI.
-os.environ.setdefault("LANGMARL_TORCH_THREADS", "2")
+# Under pytest-xdist each worker gets its share of the cores for torch (and passes it on to
+# the processes it starts); run alone, langmarl measures the free cores (langmarl.core.cpu).
+if os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
+    _share = len(os.sched_getaffinity(0)) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"])
+    os.environ.setdefault("LANGMARL_TORCH_THREADS", str(max(1, _share)))
+    os.environ.setdefault("OMP_NUM_THREADS", os.environ["LANGMARL_TORCH_THREADS"])  # torch's own
 
 
 def _tensorboard_scalars(run_dir: Path, tag: str) -> list[tuple[int, float]]:
@@ -53,3 +57,17 @@ def _kill_then_finish(command: list[str], run_dir: Path, kill_points: Sequence[i
 def kill_then_finish() -> Callable[[list[str], Path, Sequence[int]], None]:
     """The SIGKILL-and-resume sequence of the weight-space kill tests."""
     return _kill_then_finish
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """For ``pytest -n N --dist loadgroup`` (``dev.py test``): the tests of a module that
+    use a module-scoped fixture stay on one worker (so it is built once), and slow tests
+    start first (so a long one does not end the run alone)."""
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        scopes = {
+            d.scope for defs in (info.name2fixturedefs.values() if info else ()) for d in defs
+        }
+        if "module" in scopes and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

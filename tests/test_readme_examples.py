@@ -1,10 +1,11 @@
 """Every README example says how it runs, and the quick ones run as written (issue 17).
 
 Each fenced block of README.md carries a marker (``langmarl/testing/readme.py``); a block
-without one fails here. The quick blocks run in document order in one temporary directory
-holding a copy of the repository's ``configs/``, as a reader would paste them into a shell
-(bash blocks, with ``langmarl`` on PATH) or a Python file (python blocks) in a fresh clone,
-offline on the embedded model. Each must exit 0 and leave the evidence ``CHECKS`` names: a
+without one fails here. Each quick block runs in its own temporary directory holding a copy
+of the repository's ``configs/``, as a reader who jumps to that section would paste it into a
+shell (bash blocks, with ``langmarl`` on PATH) or a Python file (python blocks) in a fresh
+clone, offline on the embedded model: no block may rely on what another left behind, and so
+the blocks can run in parallel. Each must exit 0 and leave the evidence ``CHECKS`` names: a
 quick block without a check fails too, so a new quick example must say what it shows.
 """
 
@@ -189,9 +190,9 @@ def test_markers_are_read_with_their_notes() -> None:
     ]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def workdir() -> Iterator[Path]:
-    """A reader's fresh clone, as far as the examples can tell: configs/ and nothing else.
+    """A reader's fresh clone, as far as an example can tell: configs/ and nothing else.
 
     Made beside the repository, not under /tmp: the sandbox that confines Prompt2Policy's PPO
     processes lays an empty tmpfs over /tmp, so a session under /tmp cannot reach its files.

@@ -8,8 +8,8 @@ before its opening fence:
     <!-- example: needs OPENAI_API_KEY -->  needs a key, a server or a run id filled in
     <!-- example: fragment -->              output, a file layout: nothing to run
 
-``tests/test_readme_examples.py`` runs the quick ones in document order (later blocks may use
-what earlier ones wrote, as a reader's shell would) and refuses a block without a marker, so
+``tests/test_readme_examples.py`` runs each quick one in a fresh directory (a reader may
+jump to any section, so no block relies on another) and refuses a block without a marker, so
 every new example has to say how it runs. A slow marker states the measured duration; a
 needs marker says what is missing. The parser is line-based rather than the extractors'
 ``fenced_blocks`` (which reads LLM replies): README fences start a line, and the marker and

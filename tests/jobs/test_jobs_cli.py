@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from jobs_fakes import STUB_REPLY, language_config
 from typer.testing import CliRunner
 
@@ -16,6 +17,15 @@ from langmarl.jobs import JobStore
 from langmarl.store.run import RunDir
 from langmarl.testing.openai_stub import OpenAIStub
 from langmarl.testing.processes import wait_until
+
+
+@pytest.fixture(autouse=True)
+def wide_console(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tables as wide as their rows: the CLI's console reads COLUMNS once, when first made,
+    so in a shared test process an earlier test's width would otherwise stick."""
+    from langmarl.cli import common
+
+    monkeypatch.setattr(common.console, "_width", 200)
 
 
 def _jobs(*args: str) -> str:

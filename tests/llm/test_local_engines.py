@@ -1,12 +1,13 @@
-"""The local engines (issue 16): choosing one, and the ct2 engine against the transformers
-fallback on the real embedded model.
+"""The local engines (issues 16 and 25): choosing one, and the ct2 and w16 engines against the
+transformers fallback on the real embedded model.
 
 Tolerance of "the same greedy answers": int8 weights change the logits slightly, so long
 greedy continuations drift apart; what must not change is the answer. Each check-set question
 must be answered correctly (``passes_check``) on both engines, and the first
 ``SAME_PREFIX`` tokens must be identical (measured on 2026-11-24: the greedy check-set answers
 agree on their first 7 to 13 tokens, two of them entirely; where they part, fp32 ends "2 + 3 =
-5" while the ct2 copy goes on, or words a sentence after the answer differently).
+5" while the ct2 copy goes on, or words a sentence after the answer differently). The w16
+engine (fp16 weights, fp32 arithmetic) has no such tolerance: its greedy tokens must be fp32's.
 """
 
 from __future__ import annotations
@@ -18,17 +19,23 @@ from pathlib import Path
 import pytest
 
 from langmarl.core.errors import ConfigError
+from langmarl.llm.local import engines as engines_module
 from langmarl.llm.local.ct2 import _plain_source
 from langmarl.llm.local.engine import LocalEngine
 from langmarl.llm.local.engines import (
     CHECK_SET,
     ENGINE_ENV_VAR,
+    agreement,
     passes_check,
     resolve_engine,
 )
 from langmarl.llm.local.generation import GenJob, GenOutput
 
 SAME_PREFIX = 6
+CT2_CHECKED = 5
+"""ct2 is held to the first five check-set questions, the set it was measured on (issue 16):
+of the twenty added for issue 25 it misses four ("3 times 3" → modular arithmetic, "4 + 4 =
+16", a triangle's sides, Mars; benchmarks/RESULTS.md), one reason it is not the default."""
 
 
 def test_resolve_engine_names_the_field_and_suggests() -> None:
@@ -48,6 +55,34 @@ def test_resolve_engine_reads_the_environment(monkeypatch: pytest.MonkeyPatch) -
 def test_ct2_serves_only_the_embedded_model() -> None:
     assert resolve_engine("ct2", embedded=True) == "ct2"
     assert resolve_engine("ct2", embedded=False) == "transformers"
+
+
+def test_the_default_serves_the_embedded_model_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(ENGINE_ENV_VAR, raising=False)
+    monkeypatch.setattr(engines_module, "DEFAULT_ENGINE", "w16")
+    assert resolve_engine(None, embedded=True) == "w16"
+    assert resolve_engine(None, embedded=False) == "transformers"  # never checked elsewhere
+    assert resolve_engine("w16", embedded=False) == "w16"  # named: as asked
+
+
+def test_a_default_this_torch_cannot_run_falls_back_loudly(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.delenv(ENGINE_ENV_VAR, raising=False)
+    monkeypatch.setattr(engines_module, "DEFAULT_ENGINE", "w16")
+    monkeypatch.setitem(engines_module._RUNNABLE, "w16", lambda: False)
+    assert resolve_engine(None) == "transformers"
+    assert "cannot run the default engine 'w16'" in caplog.text
+
+
+def test_agreement_counts_tokens_up_to_the_first_difference() -> None:
+    reference = [[1, 2, 3, 4], [5, 6], [7, 8, 9, 10]]
+    assert agreement(reference, reference) == (3, 1.0)
+    ours = [[1, 2, 3, 4], [5, 0], [7, 0, 9, 10]]  # matching again after a difference: no credit
+    assert agreement(ours, reference) == (1, (4 + 1 + 1) / 10)
+    assert agreement([[1, 2], [5, 6], [7, 8, 9, 10, 11]], reference) == (1, (2 + 2 + 4) / 10)
+    with pytest.raises(ValueError, match="2 answers against 3"):
+        agreement(ours[:2], reference)
 
 
 def test_passes_check_wants_the_whole_answer() -> None:
@@ -72,14 +107,17 @@ def test_conversion_source_drops_the_gguf_quantization_config(tmp_path: Path) ->
 
 
 @pytest.fixture(scope="module")
-def engines() -> Iterator[tuple[LocalEngine, LocalEngine]]:
+def fallback() -> Iterator[LocalEngine]:
+    engine = LocalEngine(engine_kind="transformers", batch_window=0.5).start()
+    yield engine
+    engine.close()
+
+
+@pytest.fixture(scope="module")
+def engines(fallback: LocalEngine) -> Iterator[tuple[LocalEngine, LocalEngine]]:
     fast = LocalEngine(engine_kind="ct2", batch_window=0.5).start()
-    fallback = LocalEngine(engine_kind="transformers", batch_window=0.5).start()
-    try:
-        yield fast, fallback
-    finally:
-        fast.close()
-        fallback.close()
+    yield fast, fallback
+    fast.close()
 
 
 def ids(engine: LocalEngine, text: str) -> list[int]:
@@ -96,13 +134,32 @@ def test_fast_and_fallback_give_the_same_greedy_answers(
     engines: tuple[LocalEngine, LocalEngine],
 ) -> None:
     fast, fallback = engines
-    for question, accepted in CHECK_SET:
+    for question, accepted in CHECK_SET[:CT2_CHECKED]:
         jobs = [GenJob(ids(fast, question), 32, temperature=0.0) for _ in range(2)]
         mine, theirs = (e.submit(job).result() for e, job in zip(engines, jobs, strict=True))
         assert passes_check(mine.text, accepted), (question, mine.text)
         assert passes_check(theirs.text, accepted), (question, theirs.text)
         assert mine.token_ids[:SAME_PREFIX] == theirs.token_ids[:SAME_PREFIX], question
     assert fast.model_name == fallback.model_name
+
+
+@pytest.mark.slow
+def test_w16_gives_fp32s_greedy_tokens(fallback: LocalEngine) -> None:
+    """The check set and tests/llm/test_local_model.py's 2+3 prompt, each as one batch on
+    both engines: every answer token for token (measured: 26 of 26, and 25 of 25 asked one
+    at a time in benchmarks/llm_local.py)."""
+    w16 = LocalEngine(engine_kind="w16", batch_window=0.5).start()
+    try:
+        questions = [(q, 32) for q, _ in CHECK_SET] + [("What is 2+3? Answer with a number.", 24)]
+        answers = []
+        for engine in (w16, fallback):
+            jobs = [GenJob(ids(engine, q), budget, temperature=0.0) for q, budget in questions]
+            answers.append([done(f.result()) for f in [engine.submit(job) for job in jobs]])
+    finally:
+        w16.close()
+    ours, theirs = answers
+    assert [o.token_ids for o in ours] == [t.token_ids for t in theirs]
+    assert "5" in ours[-1].text
 
 
 @pytest.mark.slow

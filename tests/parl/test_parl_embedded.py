@@ -24,7 +24,7 @@ def test_grpo_on_the_embedded_orchestrator_records_curves(tmp_path: Path) -> Non
     )  # fmt: skip
     config = OrchestratorGRPOConfig(
         num_steps=2, num_generations=2, max_new_tokens=24, output_dir=str(tmp_path),
-        num_threads=2, seed=0, save_steps=None, save_model=False,  # ~3 GB of full-model saves
+        seed=0, save_steps=None, save_model=False,  # ~3 GB of full-model saves
     )  # fmt: skip
     metrics = OrchestratorGRPO(env, config).train()
     assert [m["step"] for m in metrics] == [0, 1]

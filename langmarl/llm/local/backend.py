@@ -24,7 +24,8 @@ class LocalBackend:
     ``extra_params={"cache_dir": ...}`` in the config chooses where converted weights are
     cached, ``extra_params={"engine": ...}`` how the model runs (one of
     :data:`langmarl.llm.local.engines.ENGINES`; default ``$LANGMARL_LOCAL_ENGINE``, else
-    ``"transformers"`` fp32; ``"ct2"`` serves only the embedded model). Unset sampling settings
+    ``"w16"`` for the embedded model (fp16 weights, fp32 arithmetic) and ``"transformers"``
+    fp32 for others; ``"ct2"`` serves only the embedded model). Unset sampling settings
     use SmolLM2's recommended temperature 0.2 and top-p 0.9.
     """
 
