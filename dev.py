@@ -88,6 +88,10 @@ def ensure_chromium() -> None:
         run(*install, env=env)
 
 
+PARALLEL = ["-n", "auto", "--dist", "loadgroup"]
+"""pytest-xdist: one worker per core (tests/conftest.py gives each its share of torch threads)."""
+
+
 def tests(pytest_args: list[str]) -> None:
     """Lint, format check, type check and pytest; all run, and any failure fails the whole."""
     sources = ["langmarl", "tests", "benchmarks", "dev.py"]
@@ -96,19 +100,7 @@ def tests(pytest_args: list[str]) -> None:
         "ruff format": [BIN / "ruff", "format", "--check", *sources],
         "mypy": [BIN / "mypy"],
         # every core, one pytest worker each; a module's shared fixtures stay on one worker
-        "pytest": [
-            PY,
-            "-m",
-            "pytest",
-            "-q",
-            "-rfE",
-            "--durations=20",
-            "-n",
-            "auto",
-            "--dist",
-            "loadgroup",
-            *pytest_args,
-        ],  # fmt: skip
+        "pytest": [PY, "-m", "pytest", "-q", "-rfE", "--durations=20", *PARALLEL, *pytest_args],
     }
     failed = []
     for name, cmd in steps.items():
