@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -380,8 +381,11 @@ def test_limits_reject_nonsense() -> None:
         SandboxLimits(memroy_mb=1)  # type: ignore[call-arg]
 
 
-def test_no_sandbox_directories_are_left_behind() -> None:
-    before = set(os.listdir(os.environ.get("TMPDIR", "/tmp")))
-    run_python("open('x', 'w').write('1')")
-    after = set(os.listdir(os.environ.get("TMPDIR", "/tmp")))
-    assert not [name for name in after - before if name.startswith("langmarl-sandbox-")]
+def test_no_sandbox_directories_are_left_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a temp root of its own: other tests running at the same time make sandboxes too
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    result = run_python("import os; open('x', 'w').write('1'); print(os.getcwd())")
+    assert "langmarl-sandbox-" in result.stdout  # it ran in a sandbox directory ...
+    assert os.listdir(tmp_path) == []  # ... which is gone
