@@ -27,41 +27,15 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from machine_load import LoadSampler  # beside this script
+
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 SPIN = "while True: pass"
-
-
-class LoadSampler:
-    """The one-minute load average, sampled every few seconds while a block runs."""
-
-    def __init__(self, every: float = 5.0) -> None:
-        self.every = every
-        self.samples: list[float] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._sample, daemon=True)
-
-    def _sample(self) -> None:
-        while not self._stop.is_set():
-            self.samples.append(os.getloadavg()[0])
-            self._stop.wait(self.every)
-
-    def __enter__(self) -> LoadSampler:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def summary(self) -> str:
-        values = self.samples or [os.getloadavg()[0]]
-        return f"{min(values):.1f}-{max(values):.1f} (mean {statistics.mean(values):.1f})"
 
 
 @contextlib.contextmanager

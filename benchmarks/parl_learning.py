@@ -30,13 +30,14 @@ import json
 import os
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from machine_load import LoadSampler  # noqa: E402
 
 from langmarl.parl.curves import CURVES_FILE, first_last_means  # noqa: E402
 
@@ -75,30 +76,6 @@ def parse_args() -> argparse.Namespace:
     return parser.parse_args()
 
 
-class LoadSampler:
-    """Reads the 1-minute load average every ``interval`` seconds in a thread."""
-
-    def __init__(self, interval: float = 30.0) -> None:
-        self.interval = interval
-        self.samples: list[float] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        while True:
-            self.samples.append(round(os.getloadavg()[0], 2))
-            if self._stop.wait(self.interval):
-                return
-
-    def __enter__(self) -> LoadSampler:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-
 CONTROL_LR = 1e-12
 """The untrained control's learning rate: AdamW moves each weight by about this much."""
 
@@ -120,7 +97,7 @@ def run_seed(args: argparse.Namespace, seed: int, kind: str) -> dict[str, Any]:
     env = {**os.environ, "LANGMARL_TORCH_THREADS": "1", "OMP_NUM_THREADS": "1"}
     print("$", " ".join(command), flush=True)
     started = time.monotonic()
-    with LoadSampler() as load:
+    with LoadSampler(interval=30.0) as load:
         subprocess.run(command, check=True, env=env, cwd=ROOT)
     wall = time.monotonic() - started
     document = json.loads((out / CURVES_FILE).read_text(encoding="utf-8"))
