@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import multiprocessing
+import os
 import time
 
 import pytest
@@ -35,20 +35,34 @@ def test_threads_follow_the_free_cores(
     assert cpu.threads_for(others, cores, sharers) == threads
 
 
-def test_the_meter_sees_another_process_and_not_this_one() -> None:
+def test_the_meter_counts_the_machine_minus_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    readings = iter([(10.0, 100.0, 5.0), (12.0, 104.0, 6.0)])  # (time, busy s, own CPU s)
+    now = {"busy": 0.0, "own": 0.0}
+
+    def monotonic() -> float:
+        at, now["busy"], now["own"] = next(readings)
+        return at
+
+    monkeypatch.setattr(cpu.time, "monotonic", monotonic)
+    monkeypatch.setattr(cpu, "_busy_seconds", lambda cpus: now["busy"])
+    monkeypatch.setattr(cpu.time, "process_time", lambda: now["own"])
+    # 4 busy core-seconds in 2 s, 1 of them this process's: others used 1.5 cores
+    assert cpu.CoreMeter().others() == pytest.approx(1.5)
+
+
+def test_the_meter_reads_this_machine() -> None:
+    """On the real /proc/stat: what this process spends is not counted as others'."""
+    cpus = set(os.sched_getaffinity(0))
     meter = cpu.CoreMeter()
-    _spin(0.4)  # this process's own work is not "others"
-    alone = meter.others()
-    spinner = multiprocessing.get_context("spawn").Process(target=_spin, args=(2.0,))
-    spinner.start()
-    try:
-        time.sleep(0.8)  # let it start (spawn imports), then measure it
-        meter.others()
-        time.sleep(0.8)
-        beside = meter.others()
-    finally:
-        spinner.join()
-    assert beside > alone + 0.5, (alone, beside)
+    busy, own, began = cpu._busy_seconds(cpus), time.process_time(), time.monotonic()
+    _spin(0.5)
+    others = meter.others()
+    elapsed = time.monotonic() - began
+    total = (cpu._busy_seconds(cpus) - busy) / elapsed  # type: ignore[operator]
+    mine = (time.process_time() - own) / elapsed
+    assert mine > 0.3  # it did spin
+    assert 0.0 <= others <= cpu.usable_cores()
+    assert others == pytest.approx(max(0.0, total - mine), abs=0.25)
 
 
 def test_an_explicit_count_wins_and_stays(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -79,6 +93,4 @@ def test_the_governor_measures_when_nothing_is_set(monkeypatch: pytest.MonkeyPat
 
 
 def test_usable_cores_is_the_affinity() -> None:
-    import os
-
     assert 1 <= cpu.usable_cores() <= len(os.sched_getaffinity(0))
