@@ -62,7 +62,7 @@ def kill_then_finish() -> Callable[[list[str], Path, Sequence[int]], None]:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """For ``pytest -n N --dist loadgroup`` (``dev.py test``): the tests of a module that
     use a module-scoped fixture stay on one worker (so it is built once), and slow tests
-    start first (so a long one does not end the run alone)."""
+    start first, slow groups before them (so a long one does not end the run alone)."""
     for item in items:
         info = getattr(item, "_fixtureinfo", None)
         scopes = {
@@ -70,4 +70,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         }
         if "module" in scopes and item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    # slow groups first (a group runs serially on one worker), then slow tests, then the rest
+    items.sort(
+        key=lambda item: (
+            item.get_closest_marker("slow") is None,
+            item.get_closest_marker("xdist_group") is None,
+        )
+    )
