@@ -70,7 +70,7 @@ def test_a_default_this_torch_cannot_run_falls_back_loudly(
 ) -> None:
     monkeypatch.delenv(ENGINE_ENV_VAR, raising=False)
     monkeypatch.setattr(engines_module, "DEFAULT_ENGINE", "w16")
-    monkeypatch.setitem(engines_module._RUNNABLE, "w16", lambda: False)
+    monkeypatch.setattr(engines_module, "_fp16_runnable", lambda: False)
     assert resolve_engine(None) == "transformers"
     assert "cannot run the default engine 'w16'" in caplog.text
 

@@ -162,7 +162,7 @@ def _default_engine(embedded: bool) -> EngineKind:
     """
     if not embedded:
         return "transformers"
-    if not _RUNNABLE.get(DEFAULT_ENGINE, _always)():
+    if DEFAULT_ENGINE == "w16" and not _fp16_runnable():  # fbgemm: x86 torch builds only
         log.warning(
             "local engine: this torch cannot run the default engine %r; using transformers",
             DEFAULT_ENGINE,
@@ -171,18 +171,10 @@ def _default_engine(embedded: bool) -> EngineKind:
     return DEFAULT_ENGINE
 
 
-def _always() -> bool:
-    return True
-
-
 def _fp16_runnable() -> bool:
     from langmarl.llm.local.weight_only import fp16_kernel_available
 
     return fp16_kernel_available()
-
-
-_RUNNABLE: dict[EngineKind, Callable[[], bool]] = {"w16": _fp16_runnable}
-"""Engines that only some torch builds can run, and the check (the default falls back)."""
 
 
 def _as_loaded(model: Any) -> Any:
