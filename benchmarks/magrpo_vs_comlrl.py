@@ -42,12 +42,14 @@ VARIANTS = (
     "ours-sequential",
     "ours-lora",
     "ours-bf16",
+    "ours-w16",
     "ours-int8",
 )
 """``ours``: the default (agents sampled on parallel threads when torch has several, updates one
 after the other); ``ours-parallel-updates``: updates in parallel too (``parallel_updates=True``);
 ``ours-sequential``: one agent after the other, each using all threads; ``ours-lora``: LoRA r=16;
-``ours-bf16`` / ``ours-int8``: ``ours`` sampling from a bf16 / int8 copy of each agent."""
+``ours-bf16`` / ``ours-w16`` / ``ours-int8``: ``ours`` sampling from a bf16 / fp16-weight /
+int8 copy of each agent."""
 SETTINGS = {"G": 4, "max_new_tokens": 32, "temperature": 0.8, "top_p": 0.95, "lr": 1e-5}
 
 
@@ -107,7 +109,9 @@ def worker_ours(
         lora=LoRAConfig(r=16, alpha=32) if variant == "ours-lora" else None,
         parallel_agents=variant != "ours-sequential",
         parallel_updates=variant == "ours-parallel-updates",
-        sampling_precision={"ours-bf16": "bf16", "ours-int8": "int8"}.get(variant, "fp32"),
+        sampling_precision={"ours-bf16": "bf16", "ours-w16": "w16", "ours-int8": "int8"}.get(
+            variant, "fp32"
+        ),
     )
     trainer = MAGRPOTrainer(
         models,

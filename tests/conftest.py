@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -77,3 +79,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.get_closest_marker("xdist_group") is None,
         )
     )
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    """With ``LANGMARL_TEST_TIMELINE=<file>``, one JSON line per test: which worker ran it,
+    from when to when (to see how ``dev.py test`` spreads over the workers)."""
+    timeline = os.environ.get("LANGMARL_TEST_TIMELINE")
+    began = time.time()
+    result = yield
+    if timeline:
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        line = {"test": item.nodeid, "worker": worker, "start": began, "end": time.time()}
+        with open(timeline, "a", encoding="utf-8") as out:  # one short write per line
+            out.write(json.dumps(line) + "\n")
+    return result

@@ -17,7 +17,7 @@ JointMode = Literal["align", "cross"]
 AdvantageMode = Literal["mean", "raw", "max", "rloo"]
 LossReduction = Literal["token", "sequence"]
 CriticType = Literal["v", "q"]
-SamplingPrecision = Literal["fp32", "bf16", "int8"]
+SamplingPrecision = Literal["fp32", "bf16", "w16", "int8"]
 
 
 class LoRAConfig(BaseModel):
@@ -109,9 +109,10 @@ class TrainerConfig(BaseModel):
     each step, :mod:`langmarl.core.cpu`)."""
     sampling_precision: SamplingPrecision = "fp32"
     """Precision of the model rollouts sample from: ``"fp32"`` (the trained model itself),
-    ``"bf16"`` or ``"int8"`` (a copy refreshed from the trained weights before each rollout;
-    faster decoding on CPU, slightly different sampling numerics; the update and greedy
-    evaluation always use the fp32 model). See :mod:`langmarl.magrpo.sampler`."""
+    ``"bf16"``, ``"w16"`` (fp16 weights, fp32 arithmetic) or ``"int8"`` (a copy refreshed
+    from the trained weights before each rollout; faster decoding on CPU, slightly different
+    sampling numerics; the update and greedy evaluation always use the fp32 model). See
+    :mod:`langmarl.magrpo.sampler`."""
     parallel_agents: bool | None = None
     """Sample the agents' rollouts at once, on threads that split torch's cores between them
     (None: on when there are several agents and several torch threads). Each agent samples

@@ -3,7 +3,10 @@
 Why a copy: decoding reads every weight once per token, so on a CPU its speed is the bytes
 read. For SmolLM2-135M at G = 4 on one thread (benchmarks/RESULTS.md, issue 16) a decode
 step took 88 ms in fp32, 62 ms from a bf16 copy and 26 ms from an int8 copy (torch dynamic
-quantization of every ``nn.Linear``). The copy is refreshed from the trained weights before
+quantization of every ``nn.Linear``). A ``w16`` copy keeps fp32 arithmetic on fp16 weights
+(:class:`~langmarl.llm.local.weight_only.Fp16Linear`, the embedded engine's default: its
+greedy answers are fp32's, token for token); a LoRA model's frozen base is packed once and
+only the adapters, kept fp32, are refreshed. The copy is refreshed from the trained weights before
 every rollout, so it samples the current policy, rounded; the update's log-probabilities
 always come from the trained fp32 model, so the gradient is that of the fp32 policy on
 samples from its rounded twin (a small off-policy gap, not corrected by importance weights).
@@ -16,6 +19,7 @@ import copy
 import warnings
 from typing import Any
 
+from langmarl.core.errors import ConfigError
 from langmarl.magrpo.config import SamplingPrecision
 
 
@@ -50,26 +54,64 @@ def _build(model: Any, precision: SamplingPrecision) -> Any:
     twin = copy.deepcopy(model).eval().requires_grad_(False)
     if precision == "bf16":
         return twin.to(torch.bfloat16)
+    if precision == "w16":
+        from langmarl.llm.local.weight_only import (
+            Fp16Linear,
+            fp16_kernel_available,
+            replace_linears,
+        )
+
+        if not fp16_kernel_available():
+            raise ConfigError(
+                "trainer.sampling_precision 'w16' needs torch's fbgemm kernels, which this "
+                "build lacks (x86 builds have them): use 'bf16' or 'fp32'"
+            )
+        adapters = _adapter_layers(twin)
+        return replace_linears(twin, Fp16Linear, keep=lambda linear: id(linear) in adapters)
+    adapters = _adapter_layers(twin)
+    spec = {
+        name: torch.ao.quantization.default_dynamic_qconfig
+        for name, module in twin.named_modules()
+        if isinstance(module, torch.nn.Linear) and id(module) not in adapters
+    }
     with warnings.catch_warnings():  # torch >= 2.10 points eager quantization at torchao
         warnings.simplefilter("ignore")
-        return torch.ao.quantization.quantize_dynamic(twin, {torch.nn.Linear}, torch.qint8)
+        return torch.ao.quantization.quantize_dynamic(twin, spec, torch.qint8)
+
+
+def _adapter_layers(model: Any) -> set[int]:
+    """Ids of the LoRA adapters' own ``nn.Linear`` layers in a peft model (none otherwise).
+
+    They stay fp32 in a ``w16`` or ``int8`` copy: peft reads their weight's dtype, and at
+    rank r they are a sliver of the bytes a decoding step reads."""
+    return {
+        id(layer)
+        for module in model.modules()
+        for attribute in getattr(module, "adapter_layer_names", ())
+        for layer in getattr(module, attribute).modules()
+    }
 
 
 def _refresh(twin: Any, model: Any) -> None:
-    """Copy ``model``'s current weights into ``twin`` (cast, or re-quantized per tensor)."""
+    """Copy the weights ``model`` trains into ``twin`` (cast, re-packed in fp16, or
+    re-quantized per tensor). Frozen weights (a LoRA model's base) never change, so they
+    stay as the copy was built."""
     import torch
 
-    params = dict(twin.named_parameters())
-    quantized = {
-        name: module
-        for name, module in twin.named_modules()
-        if isinstance(module, torch.ao.nn.quantized.dynamic.Linear)
-    }
+    from langmarl.llm.local.weight_only import Fp16Linear
+
+    twin_modules = dict(twin.named_modules())
     for name, module in model.named_modules():
-        if name in quantized and isinstance(module, torch.nn.Linear):
-            quantized[name].set_weight_bias(_qint8(module.weight.detach()), module.bias)
+        if not (isinstance(module, torch.nn.Linear) and module.weight.requires_grad):
+            continue
+        converted = twin_modules.get(name)
+        if isinstance(converted, Fp16Linear):
+            converted.pack(module)
+        elif isinstance(converted, torch.ao.nn.quantized.dynamic.Linear):
+            converted.set_weight_bias(_qint8(module.weight.detach()), module.bias)
+    params = dict(twin.named_parameters())
     for name, param in model.named_parameters():
-        if name in params:
+        if param.requires_grad and name in params:
             params[name].copy_(param.detach())
 
 

@@ -55,12 +55,12 @@ def test_the_meter_reads_this_machine() -> None:
     cpus = set(os.sched_getaffinity(0))
     meter = cpu.CoreMeter()
     busy, own, began = cpu._busy_seconds(cpus), time.process_time(), time.monotonic()
-    _spin(0.5)
+    while time.process_time() - own < 0.3:  # CPU time, however busy the machine is
+        _spin(0.05)
     others = meter.others()
     elapsed = time.monotonic() - began
     total = (cpu._busy_seconds(cpus) - busy) / elapsed  # type: ignore[operator]
     mine = (time.process_time() - own) / elapsed
-    assert mine > 0.3  # it did spin
     assert 0.0 <= others <= cpu.usable_cores()
     assert others == pytest.approx(max(0.0, total - mine), abs=0.25)
 

@@ -1,4 +1,4 @@
-"""Rollouts sampled from a bf16 or int8 copy that follows the trained weights."""
+"""Rollouts sampled from a bf16, w16 or int8 copy that follows the trained weights."""
 
 import pytest
 import torch
@@ -24,7 +24,9 @@ def test_fp32_samples_from_the_trained_model_itself(tiny_models):
     assert Sampler("fp32").model_for(model) is model
 
 
-@pytest.mark.parametrize("precision, dtype", [("bf16", torch.bfloat16), ("int8", None)])
+@pytest.mark.parametrize(
+    "precision, dtype", [("bf16", torch.bfloat16), ("w16", None), ("int8", None)]
+)
 def test_copy_follows_the_trained_weights(tiny_models, precision, dtype):
     model = tiny_models[0][0].eval()
     ids = torch.tensor([[5, 17, 300, 42, 7]])
@@ -73,3 +75,36 @@ def test_training_with_a_bf16_sampler_updates_the_fp32_model(tiny_models, tmp_pa
     assert twin.model.embed_tokens.weight.dtype == torch.bfloat16
     trained = agent.model.model.embed_tokens.weight
     assert torch.equal(twin.model.embed_tokens.weight, trained.bfloat16())
+
+
+@pytest.mark.parametrize("precision", ["w16", "int8"])
+def test_a_copy_of_a_lora_model_converts_its_frozen_base_once(tiny_models, precision):
+    from langmarl.llm.local.weight_only import Fp16Linear
+    from langmarl.magrpo.config import LoRAConfig
+    from langmarl.magrpo.policy import apply_lora
+
+    converted = {"w16": Fp16Linear, "int8": torch.ao.nn.quantized.dynamic.Linear}[precision]
+    model = apply_lora(tiny_models[0][0], LoRAConfig(r=4, alpha=8)).eval()
+    ids = torch.tensor([[5, 17, 300, 42, 7]])
+    sampler = Sampler(precision)
+    twin = sampler.model_for(model)
+    layers = dict(twin.named_modules())
+    base = [m for n, m in layers.items() if n.endswith("q_proj.base_layer")]
+    adapters = [m for n, m in layers.items() if ".lora_B." in n]
+    assert base and all(isinstance(m, converted) for m in base)
+    assert adapters and all(type(m) is torch.nn.Linear for m in adapters)  # peft reads .weight
+    assert isinstance(layers["base_model.model.lm_head"], converted)
+    packed = [m._packed_params._packed_params if precision == "int8" else m.packed for m in base]
+    with torch.no_grad():  # a training step moves only the adapters
+        for param in model.parameters():
+            if param.requires_grad:
+                param.add_(torch.randn_like(param) * 0.5)
+    stale = logits(twin, ids).clone()
+    assert sampler.model_for(model) is twin
+    now = [m._packed_params._packed_params if precision == "int8" else m.packed for m in base]
+    # the frozen base is not converted again
+    assert all(a is b for a, b in zip(now, packed, strict=True))
+    reference = logits(model, ids)
+    assert not torch.allclose(stale, logits(twin, ids), atol=1e-4)
+    error = (logits(twin, ids) - reference).abs().max() / reference.abs().max()
+    assert error < {"w16": 1e-2, "int8": 0.05}[precision]

@@ -10,45 +10,20 @@ from langmarl.p2p.loop import LoopConfig, run_loop
 
 
 @pytest.mark.slow
-def test_two_iterations_with_the_embedded_model_end_with_a_valid_status(tmp_path: Path):
+def test_two_iterations_with_every_stage_on_the_embedded_model_end_with_a_valid_status(
+    tmp_path: Path,
+):
+    """Elaboration, authoring, review, a fix attempt, the code judge (sandboxed), the summary
+    judge and, for the second iteration, the reviser all run on the 135M model: whatever it
+    writes, the loop must end with an honest status and complete iteration records."""
     ledger = UsageLedger()
     llm = LLMClient(
-        LLMConfig.from_preset("local").with_overrides(max_tokens=48, timeout=300.0, max_retries=1),
+        LLMConfig.from_preset("local").with_overrides(max_tokens=96, timeout=300.0),
         role="p2p",
         ledger=ledger,
     )
     config = LoopConfig(
-        env_id="InvertedPendulum-v5", max_iterations=2, pass_threshold=1.0, elaborate=False,
-        review=False, max_fix_attempts=0, code_judge=False, total_timesteps=512,
-        train={"num_steps": 256, "n_epochs": 1, "num_evals": 1, "eval_episodes": 2,
-               "max_episode_steps": 100, "record_video": False},
-    )  # fmt: skip
-    result = run_loop("keep the pole balanced", config, llm=llm, runs_dir=tmp_path)
-    assert result.status in ("max_iterations", "passed"), result.error
-    assert len(result.iterations) == (2 if result.status == "max_iterations" else 1)
-    session = SessionRecord(tmp_path / result.session_id)
-    assert session.read_status()["status"] == result.status
-    for it in session.iteration_records():
-        assert it.validate() == []
-        assert it.read_reward_spec().origin in ("author", "revision", "fallback", "previous")
-        assert it.read_judgment() is not None
-    assert result.best_iteration is not None
-    assert ledger.by_role()["p2p"]["calls"] >= 3
-
-
-@pytest.mark.slow
-def test_every_stage_on_with_the_embedded_model_ends_with_a_valid_status(tmp_path: Path):
-    """Elaboration, authoring, review, a fix attempt, the code judge (sandboxed) and the
-    summary judge all run on the 135M model: whatever it writes, the loop must end with an
-    honest status and a complete iteration record."""
-    ledger = UsageLedger()
-    llm = LLMClient(
-        LLMConfig.from_preset("local").with_overrides(max_tokens=160, timeout=300.0),
-        role="p2p",
-        ledger=ledger,
-    )
-    config = LoopConfig(
-        env_id="InvertedPendulum-v5", max_iterations=1, pass_threshold=1.0, max_fix_attempts=1,
+        env_id="InvertedPendulum-v5", max_iterations=2, pass_threshold=1.0, max_fix_attempts=1,
         total_timesteps=256,
         train={"num_steps": 128, "n_epochs": 1, "num_evals": 1, "eval_episodes": 1,
                "max_episode_steps": 50, "record_video": False},
@@ -58,9 +33,14 @@ def test_every_stage_on_with_the_embedded_model_ends_with_a_valid_status(tmp_pat
     session = SessionRecord(tmp_path / result.session_id)
     assert session.read_status()["status"] == result.status
     records = session.iteration_records()
-    assert len(records) == 1 and records[0].validate() == []
-    judgment = records[0].read_judgment()
-    assert judgment is not None and 0.0 <= judgment.intent_score <= 1.0
-    assert {j.judge for j in judgment.judges} >= {"code", "summary"}
-    # elaborate + author + review (+ fix) + code judge + summary judge, at least
-    assert ledger.by_role()["p2p"]["calls"] >= 5
+    if result.status == "max_iterations":
+        assert len(result.iterations) == len(records) == 2 and result.best_iteration is not None
+    for record in records:
+        assert record.validate() == []
+        assert record.read_reward_spec().origin in ("author", "revision", "fallback", "previous")
+        judgment = record.read_judgment()
+        assert judgment is not None and 0.0 <= judgment.intent_score <= 1.0
+        assert {j.judge for j in judgment.judges} >= {"code", "summary"}
+    # elaborate + author + review (+ fix) + code judge + summary judge, then the reviser's
+    calls = ledger.by_role()["p2p"]["calls"]
+    assert calls >= (5 if len(records) == 1 else 7)

@@ -56,12 +56,17 @@ class Fp16Linear(nn.Module):
     def __init__(self, linear: nn.Linear) -> None:
         super().__init__()
         self.in_features, self.out_features = linear.in_features, linear.out_features
+        self.pack(linear)
+
+    def pack(self, linear: nn.Linear) -> None:
+        """Take ``linear``'s current weights (same shape), e.g. after a training step."""
         weight = linear.weight.detach().float()
         largest = float(weight.abs().max()) if weight.numel() else 0.0
         if largest > FP16_MAX:
             raise ConfigError(
                 f"a {self.out_features}x{self.in_features} Linear has a weight of {largest:g}, "
-                f"beyond fp16's {FP16_MAX:g}: serve this model with engine 'transformers'"
+                f"beyond fp16's {FP16_MAX:g}: keep this model in fp32 (engine 'transformers', "
+                "sampling_precision 'fp32')"
             )
         bias = None if linear.bias is None else linear.bias.detach().float()
         self.packed = torch.ops.quantized.linear_prepack_fp16(weight, bias)
@@ -117,8 +122,13 @@ class Int8Linear(nn.Module):
         return f"in_features={self.in_features}, out_features={self.out_features}, int8 weights"
 
 
-def replace_linears(model: nn.Module, make: Callable[[nn.Linear], nn.Module]) -> nn.Module:
-    """Swap every ``nn.Linear`` inside ``model`` for ``make(linear)``, in place.
+def replace_linears(
+    model: nn.Module,
+    make: Callable[[nn.Linear], nn.Module],
+    keep: Callable[[nn.Linear], bool] = lambda linear: False,
+) -> nn.Module:
+    """Swap every ``nn.Linear`` inside ``model`` for ``make(linear)``, in place, except those
+    ``keep`` selects.
 
     Returns:
         ``model`` (for chaining); the replaced layers' weights are freed unless tied elsewhere.
@@ -127,7 +137,7 @@ def replace_linears(model: nn.Module, make: Callable[[nn.Linear], nn.Module]) ->
         (parent, name, child)
         for parent in model.modules()
         for name, child in parent.named_children()
-        if isinstance(child, nn.Linear)
+        if isinstance(child, nn.Linear) and not keep(child)
     ]
     for parent, name, child in targets:
         setattr(parent, name, make(child))
