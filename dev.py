@@ -89,8 +89,10 @@ def ensure_chromium() -> None:
         run(*install, env=env)
 
 
-PARALLEL = ["-n", "auto", "--dist", "loadgroup"]
-"""pytest-xdist: one worker per core (tests/conftest.py gives each its share of torch threads)."""
+PARALLEL = ["-n", "auto", "--dist", "loadgroup", "--no-loadscope-reorder"]
+"""pytest-xdist: one worker per core (tests/conftest.py gives each its share of torch threads),
+tests handed out in the order tests/conftest.py sorts them (slow first) rather than xdist's
+default of the largest group first, which started the slow single tests last."""
 
 
 def tests(pytest_args: list[str]) -> None:

@@ -151,6 +151,7 @@ def load_checkpoint(path: Path, agents: Sequence[Agent]) -> tuple[dict[str, Any]
 
 def _load_weights(agent: Agent, folder: Path) -> None:
     load_weights(agent.model, folder, agent.uses_lora, agent.device, agent.name)
+    agent.sampler.weights_changed()
 
 
 def load_weights(model: Any, folder: Path, lora: bool, device: Any, name: str = "model") -> None:

@@ -145,4 +145,5 @@ def apply_gradients(agent: Agent, config: TrainerConfig, stats: UpdateStats) -> 
                 stats.skipped_nonfinite = True
         if not stats.skipped_nonfinite:
             agent.optimizer.step()
+            agent.sampler.weights_changed()
     agent.optimizer.zero_grad(set_to_none=True)

@@ -37,6 +37,8 @@ def test_copy_follows_the_trained_weights(tiny_models, precision, dtype):
         assert next(first.parameters()).dtype == dtype
     nudge(model)
     stale = logits(first, ids).clone()
+    assert torch.equal(logits(sampler.model_for(model), ids), stale)  # not told: kept
+    sampler.weights_changed()
     refreshed = sampler.model_for(model)
     assert refreshed is first  # refreshed in place, not rebuilt
     fresh = Sampler(precision).model_for(model)  # built from the new weights
@@ -100,6 +102,7 @@ def test_a_copy_of_a_lora_model_converts_its_frozen_base_once(tiny_models, preci
             if param.requires_grad:
                 param.add_(torch.randn_like(param) * 0.5)
     stale = logits(twin, ids).clone()
+    sampler.weights_changed()
     assert sampler.model_for(model) is twin
     now = [m._packed_params._packed_params if precision == "int8" else m.packed for m in base]
     # the frozen base is not converted again

@@ -56,13 +56,12 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
     config.write_text(json.dumps(tiny_language_config(
         exp_name="tiny-qa", experiment_dir=str(runs), checkpoint_dir=str(base / "ckpt"),
     )))  # fmt: skip
-    env = {**os.environ, "OMP_NUM_THREADS": "2"}
-    trained = subprocess.run(langmarl("train", str(config)), env=env, timeout=900,
+    trained = subprocess.run(langmarl("train", str(config)), timeout=900,
                              capture_output=True, text=True)  # fmt: skip
     assert trained.returncode == 0, trained.stdout[-2000:] + trained.stderr[-2000:]
     server = subprocess.Popen(
         langmarl("dashboard", "--runs-dir", str(runs), "--port", "0"),
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     try:
         assert server.stdout is not None
