@@ -5,7 +5,9 @@
     create_app(runs_dir, token=..., backend=...)   routes under /api (one module per area in
                                                    routes/), OpenAPI at /openapi.json, docs
                                                    at /docs, {"error", "fix"} errors
-    serve(runs_dir, host, port, token)             check_bind → bind the socket → uvicorn
+    guarded(app, host)                             Host, origin, JSON and size checks first
+    serve(runs_dir, host, port, token)             check_bind → bind the socket → guarded
+                                                   app in uvicorn
 
 With a token, every ``/api`` route needs ``Authorization: Bearer <token>``; ``/``, ``/docs``
 and ``/openapi.json`` hold no run data and stay open.
@@ -25,7 +27,8 @@ except ImportError as exc:  # pragma: no cover - the server extra is missing
     raise MissingDependencyError("fastapi", "server", "The dashboard") from exc
 
 from langmarl import __version__
-from langmarl.web.defaults import DEFAULT_HOST, DEFAULT_PORT
+from langmarl.core.http_guard import RequestGuard, allowed_hosts
+from langmarl.web.defaults import DEFAULT_HOST, DEFAULT_PORT, MAX_BODY_BYTES
 from langmarl.web.errors import install_handlers
 from langmarl.web.pages import mount_pages
 from langmarl.web.routes import files, jobs, language, reward, runs, stream, trash, weights
@@ -71,6 +74,15 @@ def create_app(
     return app
 
 
+def guarded(app: FastAPI, host: str) -> RequestGuard:
+    """``app`` behind the checks every request meets first (:mod:`langmarl.core.http_guard`):
+    a ``Host`` naming this server bound to ``host``, no cross-site state change, JSON bodies
+    of at most :data:`MAX_BODY_BYTES`."""
+    return RequestGuard(
+        app, allowed_hosts(host), lambda _, error, fix: {"error": error, "fix": fix}, MAX_BODY_BYTES
+    )
+
+
 def serve(
     runs_dir: str | Path,
     host: str = DEFAULT_HOST,
@@ -92,7 +104,7 @@ def serve(
 
     check_bind(host, token)
     sock = bind_socket(host, port)
-    app = create_app(runs_dir, token=token, backend=backend)
+    app = guarded(create_app(runs_dir, token=token, backend=backend), host)
     if announce is not None:
         shown = f"[{host}]" if ":" in host else host
         announce(f"http://{shown}:{sock.getsockname()[1]}")

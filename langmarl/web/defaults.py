@@ -10,3 +10,5 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 TOKEN_ENV = "LANGMARL_DASHBOARD_TOKEN"
 """The environment variable ``langmarl dashboard`` reads the token from."""
+MAX_BODY_BYTES = 1 << 20
+"""Largest request body (1 MiB; a job's config inline is a few KB), refused before reading."""

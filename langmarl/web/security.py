@@ -15,7 +15,7 @@ from collections.abc import Callable
 from fastapi import Request
 
 from langmarl.core.errors import ConfigError
-from langmarl.llm.server.config import is_loopback
+from langmarl.llm.server.config import MIN_SECRET_CHARS, is_loopback, strong_secret
 from langmarl.web.defaults import TOKEN_ENV
 from langmarl.web.errors import ApiError
 
@@ -26,11 +26,13 @@ def check_bind(host: str, token: str | None) -> None:
     Raises:
         ConfigError: for a non-loopback ``host`` and no ``token``.
     """
-    if not is_loopback(host) and not token:
+    if not is_loopback(host) and not strong_secret(token):
         raise ConfigError(
-            f"Refusing to serve the dashboard on {host!r} without a token: anyone on the "
-            f"network could read every run. Pass --token T (or set {TOKEN_ENV}); clients "
-            "send it as 'Authorization: Bearer T'. Or bind to 127.0.0.1."
+            f"Refusing to serve the dashboard on {host!r} without a token of at least "
+            f"{MIN_SECRET_CHARS} characters: anyone on the network could read every run. "
+            f"Pass --token T (or set {TOKEN_ENV}), e.g. from `python -c 'import secrets; "
+            "print(secrets.token_urlsafe())'`; clients send it as 'Authorization: Bearer T'. "
+            "Or bind to 127.0.0.1."
         )
 
 

@@ -281,7 +281,7 @@ def test_a_50_mb_body_is_refused_before_it_is_read(served: Served) -> None:
 def test_the_413_comes_before_the_body_is_sent(served: Served) -> None:
     port = int(served.base.split(":")[2].split("/")[0])
     head = (
-        "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
+        f"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
         f"Authorization: Bearer {KEY}\r\nContent-Type: application/json\r\n"
         f"Content-Length: {50 * MB}\r\n\r\n"
     )
@@ -291,8 +291,21 @@ def test_the_413_comes_before_the_body_is_sent(served: Served) -> None:
 
 
 def test_non_loopback_bind_needs_a_key() -> None:
-    with pytest.raises(ConfigError, match="--api-key"):
-        check_bind("0.0.0.0", None)
-    check_bind("0.0.0.0", "k")
+    for weak in (None, "", " " * 20, "k"):
+        with pytest.raises(ConfigError, match="--api-key"):
+            check_bind("0.0.0.0", weak)
+    check_bind("0.0.0.0", KEY)
     check_bind("127.0.0.1", None)
     check_bind("::1", None)
+
+
+def test_another_hosts_name_and_a_cross_site_request_are_refused(served: Served) -> None:
+    """DNS rebinding and cross-site pages: refused before the key is even looked at."""
+    port = served.base.split(":")[2].split("/")[0]
+    body = {"messages": [HI], "max_tokens": 1}
+    rebound = post(served, body, Host=f"evil.example:{port}")
+    assert rebound.status_code == 400 and "Host" in rebound.json()["error"]["message"]
+    cross = post(served, body, Origin="http://evil.example")
+    assert cross.status_code == 403 and "origin" in cross.json()["error"]["message"]
+    own = httpx.get(f"{served.base}/models", headers={**AUTH, "Host": f"localhost:{port}"})
+    assert own.status_code == 200

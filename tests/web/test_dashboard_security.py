@@ -49,8 +49,9 @@ def test_the_bind_rule() -> None:
     check_bind("127.0.0.1", None)
     check_bind("::1", None)
     check_bind("0.0.0.0", TOKEN)
-    with pytest.raises(ConfigError, match="--token"):
-        check_bind("0.0.0.0", None)
+    for weak in (None, "", " " * 20, "short"):
+        with pytest.raises(ConfigError, match="--token"):
+            check_bind("0.0.0.0", weak)
 
 
 def _dashboard(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:

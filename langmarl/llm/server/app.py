@@ -4,7 +4,8 @@ Endpoints: ``GET /v1/models`` and ``POST /v1/chat/completions`` (with ``stream: 
 server-sent events). A chat request goes through, in order: the API key, the body size, the
 JSON and the schema (:mod:`.parsing`), the server's limits, the prompt's tokenization; only
 then does it meet the engine's batcher, where requests from every client share one model.
-Every error response has the OpenAI shape (:mod:`.errors`).
+Every error response has the OpenAI shape (:mod:`.errors`). :func:`serve` puts the app behind
+:func:`guarded` (the ``Host`` and cross-site checks every langmarl server makes).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from fastapi import FastAPI, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.exceptions import HTTPException
 
+from langmarl.core.http_guard import RequestGuard, allowed_hosts
 from langmarl.llm.local.backend import LocalBackend
 from langmarl.llm.presets import preset_config
 from langmarl.llm.server import parsing, responses
@@ -123,5 +125,15 @@ def serve(
     sock = sock or bind_socket(config.host, config.port)
     local = backend or local_backend(config)
     config.check_context(local.engine.start().context_length)
-    app = create_app(config, local)
+    app = guarded(create_app(config, local), config.host)
     uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+
+
+def guarded(app: FastAPI, host: str) -> RequestGuard:
+    """``app`` behind a ``Host`` naming this server bound to ``host`` and no cross-site
+    request (:mod:`langmarl.core.http_guard`); the body cap is the app's own."""
+
+    def render(status: int, error: str, fix: str) -> dict[str, Any]:
+        return error_body(f"{error}: {fix}", INVALID_REQUEST, code=str(status))
+
+    return RequestGuard(app, allowed_hosts(host), render)

@@ -74,17 +74,27 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+MIN_SECRET_CHARS = 8
+"""Shortest token or API key that opens a server beyond loopback (spaces do not count)."""
+
+
+def strong_secret(secret: str | None) -> bool:
+    """Whether ``secret`` may guard a server reachable from the network."""
+    return secret is not None and len(secret.strip()) >= MIN_SECRET_CHARS
+
+
 def check_bind(host: str, api_key: str | None) -> None:
     """Refuse to expose the model beyond this machine without an API key.
 
     Raises:
-        ConfigError: for a non-loopback ``host`` with no ``api_key``.
+        ConfigError: for a non-loopback ``host`` with no ``api_key`` of at least
+            :data:`MIN_SECRET_CHARS` characters.
     """
-    if not is_loopback(host) and not api_key:
+    if not is_loopback(host) and not strong_secret(api_key):
         raise ConfigError(
-            f"Refusing to serve on {host!r} without an API key: anyone on the network could "
-            "use the model. Pass --api-key KEY (clients send it as a Bearer token), or bind "
-            "to 127.0.0.1."
+            f"Refusing to serve on {host!r} without an API key of at least "
+            f"{MIN_SECRET_CHARS} characters: anyone on the network could use the model. Pass "
+            "--api-key KEY (clients send it as a Bearer token), or bind to 127.0.0.1."
         )
 
 
