@@ -41,7 +41,8 @@ def ppo_steps_per_second(reward: str | None, steps: int, seed: int) -> tuple[flo
     """
     import torch
 
-    from langmarl.p2p.sb3_trainer import build_ppo, build_vec_env
+    from langmarl.p2p.ppo_policy import build_ppo
+    from langmarl.p2p.sb3_trainer import build_vec_env
     from langmarl.p2p.train_config import TrainConfig
 
     torch.set_num_threads(1)

@@ -85,7 +85,7 @@ def _magrpo_python(work: Path, out: str) -> None:
 
 
 def _p2p_cli(work: Path, out: str) -> None:
-    sessions = sorted((work / "runs").glob("session_*/iter_1/model.zip"))
+    sessions = sorted((work / "runs").glob("session_*/iter_1/policy.safetensors"))
     assert sessions, "no trained policy in runs/session_*/iter_1"
     assert "session dir: runs/session_" in out and "mean env return:" in out, out[-2000:]
 

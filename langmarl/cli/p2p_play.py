@@ -21,16 +21,16 @@ def play(
         None, "--video", help="Render the episodes, one after the other, to this mp4."
     ),
 ) -> None:
-    """Play a trained policy: deterministic episodes of the run's saved model.zip, scored
+    """Play a trained policy: deterministic episodes of the run's saved policy, scored
     with the environment's own reward (the LLM-written reward runs only in the sandbox)."""
     import numpy as np
 
     from langmarl.p2p.play import play as play_policy
-    from langmarl.p2p.sb3_trainer import MODEL_FILE
+    from langmarl.p2p.ppo_policy import POLICY_FILE
 
     with console.status(f"playing {episodes} episode(s) …"):
         result = play_policy(run_dir, episodes=episodes, video=video)
-    console.print(f"policy: {result.run_dir / MODEL_FILE} on {result.env_id}")
+    console.print(f"policy: {result.run_dir / POLICY_FILE} on {result.env_id}")
     for index, (ret, length) in enumerate(zip(result.returns, result.lengths, strict=True)):
         console.print(f"  episode {index}: env return {ret:.2f} over {length} steps")
     console.print(f"mean env return: {float(np.mean(result.returns)):.2f}")

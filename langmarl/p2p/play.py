@@ -1,9 +1,9 @@
 """Play a trained reward-space policy (``langmarl p2p play RUN_DIR [--episodes N] [--video F]``).
 
-A training run saves its PPO policy as ``model.zip`` and its normalisation statistics as
-``vecnormalize.pkl`` (:func:`langmarl.p2p.sb3_trainer.save_policy`). This module loads them
-into the run's environment and rolls out deterministic episodes, optionally rendering them to
-one mp4.
+A training run saves its PPO policy as data, ``policy.safetensors`` and ``normalize.json``
+(:mod:`langmarl.p2p.ppo_policy`; the run's process ran LLM-written code, so nothing it wrote
+is unpickled here). This module loads them into the run's environment and rolls out
+deterministic episodes, optionally rendering them to one mp4.
 
 Decided edge cases:
 
@@ -22,12 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from langmarl.core.errors import ConfigError
-from langmarl.p2p.evaluation import Policy, run_episode, simplify_rendering, write_video
+from langmarl.p2p.evaluation import run_episode, simplify_rendering, write_video
+from langmarl.p2p.ppo_policy import POLICY_FILE, load_policy
 from langmarl.p2p.records import IterationRecord
-from langmarl.p2p.sb3_trainer import MODEL_FILE, NORMALIZE_FILE
 from langmarl.p2p.train_config import TrainConfig
 from langmarl.p2p.wrapper import make_reward_env
 
@@ -54,7 +52,7 @@ def find_policy_run(path: Path) -> IterationRecord:
         ConfigError: if neither ``path`` nor the run its aggregation names holds a model.
     """
     record = IterationRecord(path)
-    if (path / MODEL_FILE).is_file():
+    if (path / POLICY_FILE).is_file():
         return record
     from langmarl.p2p.contracts import IterationAggregation
 
@@ -62,35 +60,21 @@ def find_policy_run(path: Path) -> IterationRecord:
         aggregation = IterationAggregation.model_validate_json(
             record.aggregation_path.read_text(encoding="utf-8")
         )
-        if aggregation.best_run and (record.runs_dir / aggregation.best_run / MODEL_FILE).is_file():
-            return IterationRecord(record.runs_dir / aggregation.best_run)
-    holders = sorted(str(p.parent) for p in path.glob(f"*/{MODEL_FILE}"))
+        best = record.runs_dir / (aggregation.best_run or "")
+        if aggregation.best_run and (best / POLICY_FILE).is_file():
+            return IterationRecord(best)
+    if (path / "model.zip").is_file():
+        raise ConfigError(
+            f"{str(path)!r} holds an SB3 model.zip from an earlier version: a pickle written "
+            "by the process that ran LLM-written reward code, which langmarl does not load "
+            f"outside the sandbox. Train the iteration again to get {POLICY_FILE}."
+        )
+    holders = sorted(str(p.parent) for p in path.glob(f"*/{POLICY_FILE}"))
     hint = f"; these hold one: {', '.join(holders[:5])}" if holders else ""
     raise ConfigError(
-        f"{str(path)!r} holds no {MODEL_FILE}: give an iteration or run directory of a "
+        f"{str(path)!r} holds no {POLICY_FILE}: give an iteration or run directory of a "
         f"reward-space session trained with this version (e.g. runs/<session>/iter_1){hint}"
     )
-
-
-def load_policy(record: IterationRecord, config: TrainConfig) -> Policy:
-    """The saved PPO policy as raw obs -> deterministic action (normalisation included)."""
-    from stable_baselines3 import PPO
-    from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
-
-    model = PPO.load(record.path / MODEL_FILE, device="cpu")
-    stats = record.path / NORMALIZE_FILE
-    vec_normalize = None
-    if stats.is_file():  # absent only if the run was copied without it: raw observations
-        shell = DummyVecEnv([lambda: make_reward_env(config.env_id, None)])
-        vec_normalize = VecNormalize.load(str(stats), shell)
-        vec_normalize.training = False
-
-    def policy(obs: np.ndarray) -> np.ndarray:
-        seen = vec_normalize.normalize_obs(obs) if vec_normalize is not None else obs
-        action, _ = model.predict(seen, deterministic=True)
-        return np.asarray(action)
-
-    return policy
 
 
 def play(
@@ -115,7 +99,7 @@ def play(
     if data is None:
         raise ConfigError(f"{str(record.config_path)!r} is missing: cannot rebuild the env")
     config = TrainConfig.from_dict(data, str(record.config_path))
-    policy = load_policy(record, config)
+    policy = load_policy(record.path, config)
     if video is not None:
         os.environ.setdefault("MUJOCO_GL", "egl")  # headless rendering, as in training
     env = _env(config, render=video is not None)

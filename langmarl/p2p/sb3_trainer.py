@@ -1,11 +1,10 @@
 """One PPO training run (stable-baselines3) with a custom reward, writing the run contract.
 
 Runs inside the executor process (:mod:`langmarl.p2p.executor`), never in the loop's process.
-Besides the contract's scalars, videos and summary, the run saves the trained policy:
-``model.zip`` (SB3 ``PPO.save``) and ``vecnormalize.pkl`` (the observation/reward statistics
-the policy was trained with): 65 KB together for HalfCheetah's [64, 64] MLP, 1.3 MB for
-Humanoid's [256, 256], far inside the executor's disk budget (``TRAINING_LIMITS``).
-``langmarl p2p play`` (:mod:`langmarl.p2p.play`) loads them.
+Besides the contract's scalars, videos and summary, the run saves the trained policy as data
+(:mod:`langmarl.p2p.ppo_policy`: ``policy.safetensors`` and ``normalize.json``, never a
+pickle, since this process runs LLM-written code), far inside the executor's disk budget
+(``TRAINING_LIMITS``). ``langmarl p2p play`` (:mod:`langmarl.p2p.play`) loads them.
 """
 
 from __future__ import annotations
@@ -21,17 +20,13 @@ import numpy as np
 from langmarl.core.files import append_jsonl
 from langmarl.p2p.contracts import EvalCheckpoint, TrainSummary
 from langmarl.p2p.evaluation import Policy, evaluate_checkpoint
+from langmarl.p2p.ppo_policy import build_ppo, save_policy
 from langmarl.p2p.records import IterationRecord
 from langmarl.p2p.reward import RewardFunction, load_reward_source
 from langmarl.p2p.train_config import TrainConfig
 from langmarl.p2p.wrapper import ENV_REWARD, make_reward_env, merge_term_stats
 
 logger = logging.getLogger(__name__)
-
-MODEL_FILE = "model.zip"
-"""The trained PPO policy in a run directory (``PPO.load`` reads it)."""
-NORMALIZE_FILE = "vecnormalize.pkl"
-"""The VecNormalize statistics in a run directory (``VecNormalize.load`` reads them)."""
 
 
 def _env_factory(config: TrainConfig, reward_source: str | None, rank: int) -> Callable[[], Any]:
@@ -58,35 +53,6 @@ def build_vec_env(config: TrainConfig, reward_source: str | None) -> Any:
     return VecNormalize(
         venv, norm_obs=config.normalize_obs, norm_reward=config.normalize_reward, gamma=config.gamma
     )
-
-
-def build_ppo(config: TrainConfig, venv: Any) -> Any:
-    """An SB3 PPO model for ``config``, logging nowhere: the callback writes the run's own
-    scalars, and SB3's default logger would leave an empty ``SB3-<time>`` folder in the temp
-    directory on every ``learn``."""
-    from stable_baselines3 import PPO
-    from stable_baselines3.common.logger import Logger
-
-    model = PPO(
-        "MlpPolicy",
-        venv,
-        learning_rate=config.learning_rate,
-        n_steps=config.num_steps,
-        batch_size=config.batch_size,
-        n_epochs=config.n_epochs,
-        gamma=config.gamma,
-        gae_lambda=config.gae_lambda,
-        clip_range=config.clip_range,
-        ent_coef=config.ent_coef,
-        vf_coef=config.vf_coef,
-        max_grad_norm=config.max_grad_norm,
-        policy_kwargs={"net_arch": list(config.net_arch)},
-        seed=config.seed,
-        device="cpu",
-        verbose=0,
-    )
-    model.set_logger(Logger(folder=None, output_formats=[]))
-    return model
 
 
 def make_policy(model: Any, venv: Any) -> Policy:
@@ -163,15 +129,9 @@ def checkpoint(
     return result
 
 
-def save_policy(model: Any, venv: Any, record: IterationRecord) -> None:
-    """Write :data:`MODEL_FILE` and :data:`NORMALIZE_FILE` into the run directory."""
-    model.save(record.path / MODEL_FILE)
-    venv.save(record.path / NORMALIZE_FILE)
-
-
 def run_training(record: IterationRecord, reward_source: str, config: TrainConfig) -> TrainSummary:
     """Train PPO on ``reward_source``; write scalars, checkpoints, videos, the policy
-    (:func:`save_policy`) and summary.json.
+    (:func:`~langmarl.p2p.ppo_policy.save_policy`) and summary.json.
 
     Args:
         record: The run directory to write into.
@@ -190,7 +150,7 @@ def run_training(record: IterationRecord, reward_source: str, config: TrainConfi
         callback = _callback(record, config, reward, started)
         model.learn(total_timesteps=config.total_timesteps, callback=callback)
         training_time = time.perf_counter() - started
-        save_policy(model, venv, record)
+        save_policy(model, venv, record.path)
         final = checkpoint(record, config, reward, model, step=int(model.num_timesteps))
     finally:
         venv.close()
