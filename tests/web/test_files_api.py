@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 
@@ -73,3 +74,29 @@ def test_text_files_are_scrubbed_again_on_the_way_out(
     response = client.get("/api/runs/mag/files/tool.log")
     assert response.status_code == 200 and response.headers["content-type"].startswith("text/")
     assert response.text == "started with [REDACTED]\n"
+
+
+def test_files_a_confined_run_could_write_run_no_script_here(own_runs: Path) -> None:
+    """Stored XSS: PPO code writes into its run dir; HTML and SVG must not render on the
+    dashboard's origin, and nothing may be sniffed into something that runs (issue 26, 11)."""
+    from langmarl.testing.asgi import live_server
+
+    run = own_runs / "mag"
+    script = "<script>fetch('/api/runs', {method: 'DELETE'})</script>"
+    (run / "page.html").write_text(f"<html>{script}</html>")
+    (run / "chart.svg").write_text(f'<svg xmlns="http://www.w3.org/2000/svg">{script}</svg>')
+    (run / "clip.mp4").write_bytes(b"\x00\x00\x00\x18ftypmp42" + b"\x00" * 64)
+    (run / "notes.txt").write_text(f"<html>{script}</html>")  # text that looks like HTML
+    with live_server(create_app(own_runs)) as url:
+        for name in ("page.html", "chart.svg"):
+            response = httpx.get(f"{url}/api/runs/mag/files/{name}")
+            assert response.status_code == 200, name
+            assert response.headers["content-type"] == "application/octet-stream", name
+            assert response.headers["content-disposition"].startswith("attachment"), name
+        shown = {n: httpx.get(f"{url}/api/runs/mag/files/{n}") for n in ("clip.mp4", "notes.txt")}
+        assert shown["clip.mp4"].headers["content-type"] == "video/mp4"
+        assert shown["clip.mp4"].headers["content-disposition"].startswith("inline")
+        assert shown["notes.txt"].headers["content-type"].startswith("text/plain")
+        for response in [*shown.values(), httpx.get(f"{url}/api/runs/mag/files/page.html")]:
+            assert response.headers["x-content-type-options"] == "nosniff"
+            assert response.headers["content-security-policy"] == "sandbox"
