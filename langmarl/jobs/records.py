@@ -18,14 +18,15 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import logging
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
-from langmarl.core.errors import ConfigError
+from langmarl.core.errors import ConfigError, RunFileError
 from langmarl.core.files import atomic_write_text, load_json_file
 from langmarl.jobs.spec import JobSpec
 from langmarl.store.run import RUN_FILE, process_alive, true_status
@@ -35,6 +36,8 @@ FINAL_STATES: tuple[str, ...] = ("completed", "failed", "cancelled")
 JOBS_DIR = ".jobs"
 LOG_FILE = "logs/job.log"
 KILLED_HINT = "the job was killed; resume its run with the kind's command or submit it again"
+
+log = logging.getLogger(__name__)
 
 
 def config_file(runs_dir: Path, job_id: str) -> Path:
@@ -61,10 +64,11 @@ class JobRecord(BaseModel):
     submitted_at: float = Field(default_factory=time.time)
     started_at: float | None = None
     ended_at: float | None = None
-    pid: int | None = None
-    """The process watching the job (local: its supervisor), for liveness."""
+    pid: int | None = Field(default=None, gt=1)
+    """The process watching the job (local: its supervisor), for liveness. Above 1: 0 and
+    negative numbers name process groups to ``kill``, 1 is init."""
     pid_started: str | None = None
-    command_pid: int | None = None
+    command_pid: int | None = Field(default=None, gt=1)
     """Local backend: the command's process (it outlives a killed supervisor)."""
     command_started: str | None = None
     cores: list[int] = Field(default_factory=list)
@@ -117,7 +121,16 @@ class JobStore:
                 f"no job {job_id!r} in {self.dir}: see `langmarl jobs list --runs-dir "
                 f"{self.runs_dir}` for the jobs there"
             )
-        return JobRecord.model_validate(load_json_file(path))
+        try:
+            return JobRecord.model_validate(load_json_file(path))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(str(part) for part in first["loc"]) or "the record"
+            raise RunFileError(
+                path,
+                f"not a job record ({field}: {first['msg']})",
+                "Delete the file (the job is forgotten; its run directory stays)",
+            ) from None
 
     def update(self, job_id: str, **fields: Any) -> JobRecord:
         """Merge ``fields`` into the record (under the lock) and return it."""
@@ -127,10 +140,15 @@ class JobStore:
         return record
 
     def all(self) -> list[JobRecord]:
-        """Every record, newest first."""
+        """Every readable record, newest first; an unreadable one is logged and left out."""
         if not self.dir.is_dir():
             return []
-        records = [self.read(path.stem) for path in self.dir.glob("*.json")]
+        records = []
+        for path in self.dir.glob("*.json"):
+            try:
+                records.append(self.read(path.stem))
+            except RunFileError as exc:
+                log.warning("%s", exc)
         return sorted(records, key=lambda r: r.submitted_at, reverse=True)
 
 

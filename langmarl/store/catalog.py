@@ -200,7 +200,9 @@ def find_runs(
 ) -> list[RunSummary]:
     """Every run under ``root`` (``root`` itself included), newest first; a run whose
     ``run.json`` cannot be read is listed with status ``unreadable`` and the reason.
-    ``opener`` reads one directory (:func:`open_run`; the dashboard passes a cached one)."""
+    ``opener`` reads one directory (:func:`open_run`; the dashboard passes a cached one).
+    Symlinked directories below ``root`` are not followed: a run is where it lies, so
+    nothing done to a listed run (the dashboard's delete and purge) reaches outside."""
     found: list[RunSummary] = []
 
     def visit(folder: Path, depth: int) -> None:
@@ -212,7 +214,7 @@ def find_runs(
             found.append(summary)
             return
         if depth < MAX_DEPTH:
-            for child in sorted(p for p in folder.iterdir() if p.is_dir()):
+            for child in sorted(p for p in folder.iterdir() if p.is_dir() and not p.is_symlink()):
                 if not child.name.startswith("."):
                     visit(child, depth + 1)
 

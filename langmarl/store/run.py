@@ -197,7 +197,11 @@ def process_start(pid: int) -> str | None:
 
 
 def process_alive(pid: int, started: str | None) -> bool:
-    """Whether process ``pid`` still runs (and is the one that started at ``started``)."""
+    """Whether process ``pid`` still runs (and is the one that started at ``started``).
+    Never for ``pid`` <= 1: to ``kill``, 0 and negative numbers are process groups (-1 is
+    every process the user may signal), and 1 is init."""
+    if pid <= 1:
+        return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

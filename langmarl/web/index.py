@@ -156,7 +156,9 @@ class RunIndex:
         """The directory ``run_id`` names (not checked to hold a run).
 
         Raises:
-            ApiError: 400 for an id that would leave the runs directory.
+            ApiError: 400 for an id that would leave the runs directory; 403 for one behind
+                a symlink (not followed, as the listing does not: deleting or purging it
+                would reach outside).
         """
         parts = run_id.split(ID_SEPARATOR)
         if any(not p or p in (".", "..") or p.startswith(".") or "/" in p for p in parts):
@@ -164,7 +166,16 @@ class RunIndex:
                 400, f"invalid run id {run_id!r}",
                 f"use a run id as GET /api/runs lists it (parts joined by {ID_SEPARATOR!r})",
             )  # fmt: skip
-        return self.root.joinpath(*parts)
+        folder = self.root
+        for part in parts:
+            folder = folder / part
+            if folder.is_symlink():
+                raise ApiError(
+                    403, f"run {run_id!r} lies behind a symlink ({part!r}), which the "
+                    "dashboard does not follow",
+                    "move the run into the runs directory instead of linking it",
+                )  # fmt: skip
+        return folder
 
     def get(self, run_id: str) -> RunEntry:
         """The run ``run_id``.

@@ -64,7 +64,8 @@ class Trash:
                 note = json.loads(path.read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 continue
-            if isinstance(note, dict) and (self.folder / path.stem).is_dir():
+            held = self.folder / path.stem
+            if isinstance(note, dict) and held.is_dir() and not held.is_symlink():
                 notes.append({**note, "trash_id": path.stem})  # the file, not its text, names it
         return sorted(notes, key=lambda n: n.get("deleted_at", 0), reverse=True)
 
@@ -82,6 +83,14 @@ class Trash:
         """
         note = self._item(trash_id)
         target = self.root / str(note["original"])
+        if (
+            not target.parent.resolve().is_relative_to(self.root.resolve())
+            or ".." in Path(str(note["original"])).parts
+        ):
+            raise ApiError(
+                409, f"{note['original']!r} now leads out of the runs directory (a symlink)",
+                "replace the link by a real directory, then restore",
+            )  # fmt: skip
         if target.exists():
             raise ApiError(
                 409, f"{note['original']!r} exists again in the runs directory",

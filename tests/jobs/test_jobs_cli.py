@@ -4,6 +4,7 @@ and cancel from other processes see it."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -75,3 +76,33 @@ def test_unknown_job_and_backend_are_clear_errors(tmp_path: Path) -> None:
     assert "Did you mean 'ray'?" in str(result.exception)
     result = CliRunner().invoke(app, ["jobs", "submit", "language", "--backend", "ray"])
     assert "add --wait, or give --address" in str(result.exception)
+
+
+def test_a_forged_or_broken_job_record_signals_nothing_and_is_one_line(tmp_path: Path) -> None:
+    """Issue 26, findings 10 and 12: ``pid: -1`` would make ``kill`` signal every process of
+    the user; a record that is not a JobRecord was a 68-line traceback in ``jobs list``."""
+    runs = tmp_path / "runs"
+    good = {"job_id": "good", "spec": {"kind": "language", "config": "c.json"},
+            "backend": "local", "state": "completed", "run_dir": str(runs / "good"),
+            "log_path": str(runs / "good.log")}  # fmt: skip
+    (runs / ".jobs").mkdir(parents=True)
+    (runs / ".jobs" / "good.json").write_text(json.dumps(good))
+    forged = {**good, "job_id": "forged", "state": "running", "pid": -1}
+    (runs / ".jobs" / "forged.json").write_text(json.dumps(forged))
+    canary = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    try:
+        command = [sys.executable, "-m", "langmarl.cli", "jobs"]
+        cancel = subprocess.run([*command, "cancel", "forged", "--runs-dir", str(runs)],
+                                capture_output=True, text=True, timeout=120)  # fmt: skip
+        assert cancel.returncode != 0 and "forged.json" in cancel.stderr + cancel.stdout
+        assert "pid" in cancel.stderr + cancel.stdout and "Traceback" not in cancel.stderr
+        assert canary.poll() is None  # not signalled
+        wide = {**os.environ, "COLUMNS": "200"}
+        listed = subprocess.run([*command, "list", "--runs-dir", str(runs)], capture_output=True,
+                                text=True, timeout=120, env=wide)  # fmt: skip
+        assert listed.returncode == 0 and "good" in listed.stdout, listed.stderr
+        assert "forged.json" in listed.stderr and "Traceback" not in listed.stderr
+        assert len(listed.stderr.strip().splitlines()) <= 3, listed.stderr
+    finally:
+        canary.kill()
+        canary.wait()

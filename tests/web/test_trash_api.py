@@ -7,6 +7,7 @@ import json
 import os
 from pathlib import Path
 
+import httpx
 from fastapi.testclient import TestClient
 from web_fixtures import session_run
 
@@ -78,3 +79,33 @@ def test_a_running_run_is_not_deleted(own_runs: Path) -> None:
     assert (own_runs / "live" / "run.json").is_file()
     run.finish("stopped")
     assert client.delete("/api/runs/live").status_code == 200
+
+
+def test_runs_behind_symlinks_are_not_listed_served_deleted_or_purged(
+    own_runs: Path, tmp_path: Path
+) -> None:
+    """Issue 26, finding 4: a symlinked group directory led delete + purge to remove the real
+    directory outside the runs root; a symlinked run was listed and its metrics served."""
+    from langmarl.testing.asgi import live_server
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (own_runs / "group" / "grpo").rename(outside / "grpo")
+    (own_runs / "group").rmdir()
+    (own_runs / "group").symlink_to(outside)  # a group directory linked out of the root
+    (own_runs / "linked").symlink_to(outside / "grpo")  # a run linked out of the root
+    (own_runs / ".trash").mkdir()
+    (own_runs / ".trash" / "planted").symlink_to(outside)
+    (own_runs / ".trash" / "planted.json").write_text('{"original": "planted"}')
+    with live_server(create_app(own_runs)) as url:
+        listed = [r["run_id"] for r in httpx.get(f"{url}/api/runs").json()["runs"]]
+        assert listed == ["mag"]
+        for run_id in ("group~grpo", "linked"):
+            for response in (httpx.get(f"{url}/api/runs/{run_id}/metrics"),
+                             httpx.delete(f"{url}/api/runs/{run_id}")):  # fmt: skip
+                assert response.status_code == 403, (run_id, response.text)
+                assert "symlink" in response.json()["error"] and response.json()["fix"]
+        assert httpx.get(f"{url}/api/trash").json() == []
+        purged = httpx.delete(f"{url}/api/trash/planted")
+        assert purged.status_code == 404 and purged.json()["fix"]
+    assert (outside / "grpo" / "run.json").is_file()  # nothing outside was touched
