@@ -27,9 +27,11 @@ confinement, see :mod:`langmarl.sandbox.confine`), so a reward that hides an att
 from __future__ import annotations
 
 import ast
+import builtins
 import importlib.util
 import json
 import math
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
@@ -93,6 +95,8 @@ SAFE_BUILTINS = _words(
 )
 """The builtins reward code may name (``exec``, ``eval``, ``open``, ``getattr``, ``vars``,
 ``type``, ``object``, ``__import__`` ... are not among them)."""
+BUILTIN_NAMES = frozenset(dir(builtins))
+"""Every builtin; those outside :data:`SAFE_BUILTINS` may not even be bound."""
 FORBIDDEN_ATTRIBUTES = _words(
     """builtins exec eval compile open system popen getattr setattr delattr globals locals vars
     sys os ctypes ctypeslib subprocess socket importlib import_module loader spec modules
@@ -152,7 +156,7 @@ def _fail(stage: Stage, error: str) -> ValidationResult:
 def _import_problems(tree: ast.Module) -> list[str]:
     checker = _Checker(tree)
     checker.visit(tree)
-    return checker.problems
+    return _shadowing_problems(tree) + checker.problems
 
 
 def code_problems(source: str) -> list[str]:
@@ -282,25 +286,40 @@ class _Checker(ast.NodeVisitor):
         return None
 
 
-def _bound_names(tree: ast.Module) -> set[str]:
-    """Every name the code itself binds, in any scope (assignments, defs, args, imports...)."""
-    bound: set[str] = set()
+def _bindings(tree: ast.Module) -> Iterator[tuple[ast.AST, str]]:
+    """Every (node, name) by which the code itself binds a name, in any scope (assignments,
+    defs, args, imports, ``except … as``, patterns). ``global``/``nonlocal`` bind nothing:
+    they only say where a name lives."""
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
-            bound.add(node.id)
+            yield node, node.id
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            bound.add(node.name)
+            yield node, node.name
         elif isinstance(node, ast.arg):
-            bound.add(node.arg)
+            yield node, node.arg
         elif isinstance(node, ast.alias):
-            bound.add((node.asname or node.name).split(".")[0])
+            yield node, (node.asname or node.name).split(".")[0]
         elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
-            bound.add(node.name)
+            yield node, node.name
         elif isinstance(node, ast.MatchMapping) and node.rest:
-            bound.add(node.rest)
-        elif isinstance(node, ast.Global | ast.Nonlocal):
-            bound.update(node.names)
-    return bound
+            yield node, node.rest
+
+
+def _bound_names(tree: ast.Module) -> set[str]:
+    """Every name the code itself binds, in any scope."""
+    return {name for _, name in _bindings(tree)}
+
+
+def _shadowing_problems(tree: ast.Module) -> list[str]:
+    """A binding of a builtin reward code may not name (``for eval in []``, ``except E as
+    open``): binding it in one scope would let another scope's use pass the check while it
+    still reaches the real builtin there."""
+    return [
+        f"line {getattr(node, 'lineno', '?')}: `{name}` may not be bound in reward code: it "
+        "is a Python builtin reward code may not use; pick another name"
+        for node, name in _bindings(tree)
+        if name.startswith("__") or (name in BUILTIN_NAMES and name not in SAFE_BUILTINS)
+    ]
 
 
 def _defines_reward(tree: ast.Module) -> bool:

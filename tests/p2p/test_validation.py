@@ -57,6 +57,25 @@ def test_indirect_escapes_are_rejected(line, name):
     assert result.stage == "imports" and name in result.message(), result.message()
 
 
+@pytest.mark.parametrize(
+    ("binding", "use", "name"),
+    [
+        ("for eval in []:\n    pass", "eval('1')", "`eval`"),
+        ("global exec", "exec('x = 1')", "`exec`"),
+        ("try:\n    pass\nexcept Exception as open:\n    pass", "open('x')", "`open`"),
+        ("def getattr(): pass", "getattr(np, 'load')", "`getattr`"),
+        ("[__import__ for __import__ in ()]", "__import__('os')", "`__import__`"),
+    ],
+)
+def test_a_builtin_bound_in_one_scope_does_not_open_it_in_another(binding, use, name):
+    """Issue 26, finding 6: any name bound in any scope counted as allowed everywhere."""
+    source = f"import numpy as np\n{binding}\n" + GOOD.replace(
+        "v = float", f"{use}\n    v = float"
+    )
+    result = check_static(source)
+    assert result.stage == "imports" and name in result.message(), result.message()
+
+
 def test_allowed_imports_pass():
     assert check_static("import math\nimport numpy as np\n" + GOOD).ok
 
