@@ -16,7 +16,9 @@ Checks, in order, each failing with a message that says what to change:
    ``__``;
 3. **structure** - it defines a ``RewardFunction`` subclass or ``reward_fn``;
 4. **runtime** - in the shared sandbox (killable timeout, memory limit), the reward runs on
-   real transitions of the target env and returns finite floats and only declared terms.
+   real transitions of the target env and returns finite floats and only declared terms. It
+   runs in a child process of the check, which judges its answers and alone decides the
+   exit code; a report counts only with exit 0, so a reward cannot print its own verdict.
 
 The static check is defence in depth, not the barrier: code that passes it still runs only
 in confined processes (the runtime check in the sandbox, training in the executor's
@@ -373,6 +375,13 @@ def check_runtime(
         return _fail("runtime", f"the runtime check crashed: {reason}")
     if not report.get("ok"):
         return _fail("runtime", str(report.get("error")))
+    if result.returncode != 0:  # a report the harness's judge did not stand behind
+        return _fail(
+            "runtime",
+            f"the runtime check ended with exit code {result.returncode} after an 'ok' report "
+            "it did not make (reward code printing a verdict of its own?): return the reward "
+            "from compute() and print nothing",
+        )
     return ValidationResult(
         ok=True,
         stage="ok",
