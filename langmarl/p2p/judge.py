@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -108,9 +109,15 @@ def run_code_judge(code: str, trajectory: dict[str, Any], timeout_s: float = 20.
         report = json.loads(result.stdout.strip().splitlines()[-1])
     except (IndexError, json.JSONDecodeError):
         return JudgeScore(judge="code", reason=f"judge_fn crashed: {result.stderr.strip()[-200:]}")
-    if not report.get("ok"):
-        return JudgeScore(judge="code", reason=f"judge_fn failed: {report.get('error')}")
-    return JudgeScore(judge="code", score=report["score"], reason=report.get("reason", ""))
+    if not isinstance(report, dict) or not report.get("ok"):
+        error = report.get("error") if isinstance(report, dict) else report
+        return JudgeScore(judge="code", reason=f"judge_fn failed: {str(error)[:300]}")
+    # the line may have been printed by judge_fn itself: held to what the harness promises
+    score = report.get("score")
+    if not isinstance(score, int | float) or isinstance(score, bool) or not math.isfinite(score):
+        return JudgeScore(judge="code", reason=f"judge_fn reported score {score!r}, not a number")
+    reason = str(report.get("reason", ""))[:500]
+    return JudgeScore(judge="code", score=min(1.0, max(0.0, float(score))), reason=reason)
 
 
 def author_judge(
