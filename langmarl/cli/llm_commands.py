@@ -111,6 +111,14 @@ def serve(
     max_tokens_cap: int = typer.Option(
         _serve_default("max_tokens_cap"), help="Largest max_tokens a request may ask for."
     ),
+    request_timeout: float = typer.Option(
+        _serve_default("request_timeout_s"),
+        "--request-timeout",
+        help="Seconds a request may generate before it is stopped (504).",
+    ),
+    max_queued: int = typer.Option(
+        _serve_default("max_queued"), help="Waiting generations beyond which requests get 503."
+    ),
 ) -> None:
     """Serve a causal LM in process (the embedded model by default) over an
     OpenAI-compatible HTTP API."""
@@ -126,6 +134,8 @@ def serve(
         api_key=api_key,
         max_body_bytes=max_body_bytes,
         max_tokens_cap=max_tokens_cap,
+        request_timeout_s=request_timeout,
+        max_queued=max_queued,
     )
     check_bind(config.host, config.api_key)
     sock = bind_socket(config.host, config.port)  # before the model loads: fail fast

@@ -209,6 +209,10 @@ class LocalEngine:
         self._queue.put(pending)
         return future
 
+    def queued(self) -> int:
+        """Jobs submitted and not yet taken into a batch."""
+        return self._queue.qsize()
+
     async def agenerate(self, job: GenJob) -> GenOutput:
         """Async ``submit``: await the completion of ``job``."""
         return await asyncio.wrap_future(self.submit(job))

@@ -16,7 +16,7 @@ import socket
 import uuid
 from typing import Any, cast
 
-from fastapi import FastAPI, Request, Response
+from fastapi import Depends, FastAPI, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.exceptions import HTTPException
 
@@ -25,7 +25,13 @@ from langmarl.llm.local.backend import LocalBackend
 from langmarl.llm.presets import preset_config
 from langmarl.llm.server import parsing, responses
 from langmarl.llm.server.config import ServeConfig, bind_socket, check_bind
-from langmarl.llm.server.errors import INVALID_REQUEST, RequestError, error_body, server_fault
+from langmarl.llm.server.errors import (
+    INVALID_REQUEST,
+    SERVER_ERROR,
+    RequestError,
+    error_body,
+    server_fault,
+)
 
 log = logging.getLogger(__name__)
 
@@ -47,17 +53,21 @@ def create_app(config: ServeConfig | None = None, backend: LocalBackend | None =
     """
     config = config or ServeConfig()
     local = backend or local_backend(config)
-    app = FastAPI(title="langmarl local model server", version="1")
-    _add_error_handlers(app)
 
-    @app.middleware("http")
-    async def authenticate(request: Request, call_next: Any) -> Any:
+    def authenticate(request: Request) -> None:
+        """Every route's first dependency (a dependency, not HTTP middleware, which would
+        hide a client's disconnect from the route)."""
         if config.api_key:
             sent = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
             if not hmac.compare_digest(sent.encode(), config.api_key.encode()):
-                error = error_body("invalid or missing API key", "authentication_error")
-                return JSONResponse(status_code=401, content=error)
-        return await call_next(request)
+                raise RequestError(
+                    "invalid or missing API key", status=401, kind="authentication_error"
+                )
+
+    app = FastAPI(
+        title="langmarl local model server", version="1", dependencies=[Depends(authenticate)]
+    )
+    _add_error_handlers(app)
 
     @app.get("/v1/models")
     async def models() -> dict[str, Any]:
@@ -71,13 +81,25 @@ def create_app(config: ServeConfig | None = None, backend: LocalBackend | None =
         body = parsing.parse_request(parsing.decode_json(raw, request.headers.get("content-type")))
         parsing.check_limits(body, config)
         chat_requests = parsing.chat_requests(body, config)
+        waiting = local.engine.queued()
+        if waiting >= config.max_queued:
+            raise RequestError(
+                f"The server has {waiting} generations waiting (max_queued "
+                f"{config.max_queued}): retry in a few seconds",
+                status=503,
+                code="server_busy",
+                kind=SERVER_ERROR,
+            )
         request_id = f"chatcmpl-{uuid.uuid4().hex[:24]}"
+        stopper = responses.Stopper(config.request_timeout_s)
         sink = responses.StreamSink() if body.stream else None
-        jobs = await responses.build_jobs(local, chat_requests, sink)
+        jobs = await responses.build_jobs(local, chat_requests, stopper, sink)
         if sink is None:
-            return await responses.complete(local, jobs, request_id)
+            return await responses.complete(
+                local, jobs, request_id, stopper, request.is_disconnected
+            )
         usage = body.stream_options is not None and body.stream_options.include_usage
-        events = responses.stream(local, jobs, sink, request_id, usage)
+        events = responses.stream(local, jobs, sink, request_id, stopper, usage)
         return StreamingResponse(events, media_type="text/event-stream")
 
     return app

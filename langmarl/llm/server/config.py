@@ -33,6 +33,11 @@ class ServeConfig(BaseModel):
     that is lower)."""
     max_n: int = Field(default=4, ge=1, le=16)
     """Most choices (``n``) one request may ask for; each is a separate generation."""
+    request_timeout_s: float = Field(default=300.0, gt=0)
+    """A request's generation stops after this long (504; a stream ends with an error event),
+    so a client that waits forever cannot hold the model; one that leaves stops it at once."""
+    max_queued: int = Field(default=64, ge=1)
+    """Generations waiting for the model beyond which a new request gets 503 (retry later)."""
     model: str | None = None
     """The causal LM to serve (``None``: the embedded SmolLM2): a directory, a weight-space
     checkpoint's agent folder or a hub id (:mod:`langmarl.llm.local.models`)."""

@@ -3,8 +3,9 @@
 A plain request answers with one ``chat.completion``. A streaming one answers with
 server-sent ``chat.completion.chunk`` events and always ends with ``data: [DONE]``: if
 generation fails after the stream has started, an ``{"error": ...}`` event comes first (the
-``openai`` client raises it as ``APIError``). When the reader goes away, its jobs are told to
-stop at their next token.
+``openai`` client raises it as ``APIError``). When the reader goes away, or the request's time
+(``request_timeout_s``) runs out, its jobs stop at their next token and its queued ones never
+start (:class:`Stopper`): a client that leaves takes its generation with it.
 """
 
 from __future__ import annotations
@@ -13,13 +14,13 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from langmarl.core.errors import ContextLengthError
 from langmarl.llm.local.backend import LocalBackend
 from langmarl.llm.local.generation import GenJob, GenOutput, JobCancelled, TextCallback
-from langmarl.llm.server.errors import RequestError, server_fault, sse_error
+from langmarl.llm.server.errors import SERVER_ERROR, RequestError, server_fault, sse_error
 from langmarl.llm.types import ChatRequest
 
 log = logging.getLogger(__name__)
@@ -28,6 +29,49 @@ DONE = "data: [DONE]\n\n"
 
 Event = tuple[int, "str | asyncio.Future[GenOutput]"]
 """``(choice index, a text piece or the choice's finished future)``."""
+
+
+WATCH_S = 0.25
+"""How often a plain request checks whether its client is still there."""
+
+
+class Stopper:
+    """Ends one request's generation early: its client left, or its time ran out."""
+
+    def __init__(self, timeout_s: float) -> None:
+        self.timeout_s = timeout_s
+        self.deadline = time.monotonic() + timeout_s
+        self.reason: str | None = None
+
+    def stop(self, reason: str) -> None:
+        self.reason = self.reason or reason
+
+    def check(self) -> None:
+        """Raise :class:`JobCancelled` once the request is to stop (called per new text)."""
+        if self.reason is None and time.monotonic() > self.deadline:
+            self.reason = "deadline"
+        if self.reason is not None:
+            raise JobCancelled(self.reason)
+
+    def wrap(self, on_text: TextCallback | None) -> TextCallback:
+        """``on_text`` that first checks this stopper."""
+
+        def guarded(piece: str) -> None:
+            self.check()
+            if on_text is not None:
+                on_text(piece)
+
+        return guarded
+
+    def timeout_error(self) -> RequestError:
+        return RequestError(
+            f"Generation took longer than the server's request_timeout_s ({self.timeout_s:g} "
+            "s) and was stopped: ask for fewer max_tokens, or start the server with a larger "
+            "--request-timeout",
+            status=504,
+            code="timeout",
+            kind=SERVER_ERROR,
+        )
 
 
 class StreamSink:
@@ -64,7 +108,10 @@ class StreamSink:
 
 
 async def build_jobs(
-    backend: LocalBackend, requests: list[ChatRequest], sink: StreamSink | None = None
+    backend: LocalBackend,
+    requests: list[ChatRequest],
+    stopper: Stopper,
+    sink: StreamSink | None = None,
 ) -> list[GenJob]:
     """The engine jobs of a request's choices (tokenizing off the event loop).
 
@@ -76,7 +123,9 @@ async def build_jobs(
 
     def build() -> list[GenJob]:
         return [
-            backend.job(request, sink.on_text(index) if sink else None, truncate=False)
+            backend.job(
+                request, stopper.wrap(sink.on_text(index) if sink else None), truncate=False
+            )
             for index, request in enumerate(requests)
         ]
 
@@ -93,14 +142,38 @@ async def build_jobs(
         raise server_fault(exc, "preparing the prompt") from exc
 
 
-async def complete(backend: LocalBackend, jobs: list[GenJob], request_id: str) -> dict[str, Any]:
-    """Generate every choice and return the ``chat.completion`` body.
+async def complete(
+    backend: LocalBackend,
+    jobs: list[GenJob],
+    request_id: str,
+    stopper: Stopper,
+    gone: Callable[[], Awaitable[bool]],
+) -> dict[str, Any]:
+    """Generate every choice and return the ``chat.completion`` body; stop them all once
+    ``gone()`` says the client has left or the request's time runs out.
 
     Raises:
-        RequestError: a 500, if generation failed.
+        RequestError: a 504 when time ran out, a 499 when the client left, a 500 if
+            generation failed.
     """
-    futures = [asyncio.wrap_future(backend.engine.submit(job)) for job in jobs]
-    results = await asyncio.gather(*futures, return_exceptions=True)
+    submitted = [backend.engine.submit(job) for job in jobs]
+    futures = [asyncio.wrap_future(future) for future in submitted]
+    while True:
+        _, waiting = await asyncio.wait(futures, timeout=WATCH_S)
+        if not waiting:
+            break
+        if stopper.reason is None and await gone():
+            stopper.stop("the client has gone")
+        if stopper.reason is None and time.monotonic() > stopper.deadline:
+            stopper.stop("deadline")
+        if stopper.reason is not None:
+            for future in submitted:
+                future.cancel()  # those still queued never start; running ones stop
+    if stopper.reason == "deadline":
+        raise stopper.timeout_error()
+    if stopper.reason is not None:
+        raise RequestError("The client closed the connection", status=499, code="client_gone")
+    results = [f.exception() or f.result() for f in futures]
     outputs = []
     for result in results:
         if isinstance(result, BaseException):
@@ -129,6 +202,7 @@ async def stream(
     jobs: list[GenJob],
     sink: StreamSink,
     request_id: str,
+    stopper: Stopper,
     include_usage: bool = False,
 ) -> AsyncIterator[str]:
     """Server-sent events of every choice, ending with ``[DONE]`` whatever happens."""
@@ -147,6 +221,8 @@ async def stream(
             yield chunk(index, {}, outputs[index].finish_reason)
         if include_usage:
             yield chunk.usage(usage(jobs, [outputs[i] for i in range(len(jobs))]))
+    except JobCancelled:
+        yield sse_error(stopper.timeout_error())  # the reader is still there: time ran out
     except Exception as exc:
         log.error("Streamed chat completion %s failed", request_id, exc_info=exc)
         yield sse_error(server_fault(exc, "generating"))
