@@ -123,4 +123,7 @@ class LocalBackend(StoredJobs):
         if record.pid and process_alive(record.pid, record.pid_started):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(record.pid, signal.SIGTERM)
+        elif record.command_pid and process_alive(record.command_pid, record.command_started):
+            with contextlib.suppress(ProcessLookupError):  # its supervisor is gone
+                os.kill(record.command_pid, signal.SIGTERM)
         return self.status(job_id)

@@ -2,7 +2,8 @@
 
 A cancel sends SIGTERM to the command (which ends its run ``cancelled``, files intact: see
 :func:`langmarl.store.run.cancel_on_sigterm`) and, if it is still alive ``grace_s`` seconds
-later, SIGKILL to its whole process group (PPO executors and other children included).
+later, SIGKILL to its whole process group (PPO executors and other children included). A
+command never outlives what watches it: it gets the same SIGTERM when its watcher dies.
 """
 
 from __future__ import annotations
@@ -32,6 +33,25 @@ def job_environment(cpus: int, base: dict[str, str] | None = None) -> dict[str, 
     return env
 
 
+PR_SET_PDEATHSIG = 1
+
+
+def _parent_death_signal() -> Callable[[], None]:
+    """What the child calls so that it gets SIGTERM when the thread that started it dies
+    (Linux ``prctl(PR_SET_PDEATHSIG)``; a no-op elsewhere). SIGKILL of a local job's
+    supervisor or of a Ray worker then ends the command as a cancel does (its run saved,
+    ``cancelled``) instead of leaving it to run on unwatched. The watching thread waits for
+    the command, so it lives exactly as long as the command should."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        prctl = libc.prctl
+    except (OSError, AttributeError):
+        return lambda: None
+    return lambda: prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+
+
 def run_command(
     argv: Sequence[str],
     *,
@@ -56,14 +76,18 @@ def run_command(
         started: Called with the command's pid once it runs.
     """
     pinned = set(cores)
+    parent, tie = os.getpid(), _parent_death_signal()
 
-    def pin() -> None:  # runs in the child, before exec
+    def prepare() -> None:  # runs in the child, before exec
         if pinned:
             os.sched_setaffinity(0, pinned)
+        tie()
+        if os.getppid() != parent:  # the watcher died before the tie was made
+            os.kill(os.getpid(), signal.SIGTERM)
 
     process = subprocess.Popen(
         list(argv), env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=log,
-        stderr=subprocess.STDOUT, preexec_fn=pin, process_group=0,
+        stderr=subprocess.STDOUT, preexec_fn=prepare, process_group=0,
     )  # fmt: skip
     if started is not None:
         started(process.pid)

@@ -174,15 +174,20 @@ def log_tail(path: str | Path, lines: int = 5) -> str:
 
 def outcome(record: JobRecord, exit_code: int | None) -> dict[str, Any]:
     """The final fields of a job that ended with ``exit_code`` (None: unknown, the watching
-    process is gone): a cancel asked for is ``cancelled``; exit 0 with a run that did not
-    fail is ``completed``; anything else ``failed``, with the run's error or the log's
+    process is gone), agreeing with its run's ``run.json``: a run that completed is
+    ``completed`` (a cancel asked for too late changes nothing); one that was cancelled, or
+    a cancel asked for before the run finished, is ``cancelled``; exit 0 with a run that did
+    not fail is ``completed``; anything else ``failed``, with the run's error or the log's
     tail."""
     info = true_status(run_info(record.run_dir) or {}, KILLED_HINT)
+    status = info.get("status")
     fields: dict[str, Any] = {"exit_code": exit_code, "ended_at": time.time(), "cores": []}
-    if record.cancel_requested:
-        return fields | {"state": "cancelled", "error": "cancelled on request"}
-    if info.get("status") == "completed" and exit_code in (0, None):
+    if status == "completed" and exit_code in (0, None):
         return fields | {"state": "completed", "error": None}
+    if record.cancel_requested and status not in ("completed", "failed"):
+        return fields | {"state": "cancelled", "error": "cancelled on request"}
+    if status == "cancelled":  # SIGTERM without a cancel: its watcher (supervisor) ended
+        return fields | {"state": "cancelled", "error": f"stopped by SIGTERM: {KILLED_HINT}"}
     if exit_code == 0 and info.get("status") not in ("failed", "stopped", "cancelled"):
         return fields | {"state": "completed", "error": None}
     reason = info.get("error") or (
