@@ -7,6 +7,11 @@
    written, reason).
 3. ``langmarl serve``: a 50 MB body with Content-Length and chunked — status, seconds to the
    refusal, server RSS before and after.
+4. ``langmarl serve`` with abandoned requests: an 8-token request alone, then the same while
+   four 1000-token requests whose clients gave up after 1 s are (or were) pending; and the
+   server's CPU seconds in the 5 s after they were abandoned.
+5. ``langmarl dashboard``: an unauthenticated 200 MB POST (Content-Length, then chunked):
+   status and the server's RSS before and after.
 
 Usage: python benchmarks/hardening.py [--runs 20] [--no-server]
 """
@@ -14,12 +19,14 @@ Usage: python benchmarks/hardening.py [--runs 20] [--no-server]
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -134,6 +141,81 @@ def server_body_cap() -> None:
         process.wait(timeout=30)
 
 
+def _cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _served(command: list[str], ready: str) -> tuple[subprocess.Popen[bytes], str]:
+    """Start a server command with ``--port 0``; its URL once it prints ``ready``."""
+    env = {**os.environ, "LANGMARL_TORCH_THREADS": "1"}
+    process = subprocess.Popen([*command, "--port", "0"], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, env=env)  # fmt: skip
+    assert process.stdout is not None
+    for line in iter(process.stdout.readline, b""):
+        if ready.encode() in line:
+            return process, "http://127.0.0.1:" + line.decode().split(ready)[1].split("/")[0]
+    raise RuntimeError("the server did not start")
+
+
+def serve_abandoned() -> None:
+    process, base = _served([sys.executable, "-m", "langmarl.cli", "serve"], "http://127.0.0.1:")
+    url = f"{base.split()[0]}/v1/chat/completions"
+    short = {"messages": [{"role": "user", "content": "Say hi."}], "max_tokens": 8}
+    long = {"messages": [{"role": "user", "content": "Write a long story."}],
+            "max_tokens": 1000, "temperature": 1.0}  # fmt: skip
+    try:
+        httpx.post(url, json=short, timeout=300)  # warm
+        began = time.perf_counter()
+        httpx.post(url, json=short, timeout=300)
+        alone = time.perf_counter() - began
+        for _ in range(4):
+            with contextlib.suppress(httpx.ReadTimeout):  # the client gives up after 1 s
+                httpx.post(url, json=long, timeout=httpx.Timeout(30, read=1.0))
+        before = _cpu_s(process.pid)
+        time.sleep(5)
+        spent = _cpu_s(process.pid) - before
+        began = time.perf_counter()
+        reply = httpx.post(url, json=short, timeout=300)
+        after = time.perf_counter() - began
+        print(f"serve, 8-token request: alone {alone:.2f} s; after 4 abandoned 1000-token "
+              f"requests {after:.2f} s (status {reply.status_code}); server CPU in the 5 s "
+              f"after they were abandoned: {spent:.2f} s")  # fmt: skip
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def dashboard_body(tmp: Path) -> None:
+    command = [sys.executable, "-m", "langmarl.cli", "dashboard", "--runs-dir", str(tmp)]
+    process, base = _served(command, "http://127.0.0.1:")
+    port = int(base.split(":")[2].split()[0])
+    try:
+        before = _rss_mb(process.pid)
+        head = (f"POST /api/jobs HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: "
+                f"application/json\r\nContent-Length: {200 * MB}\r\n\r\n")  # fmt: skip
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+            sock.sendall(head.encode())
+            declared = sock.recv(64).split(b"\r\n")[0].decode()
+
+        def chunks() -> Iterator[bytes]:
+            for _ in range(200):
+                yield b" " * MB
+
+        try:
+            chunked = str(httpx.post(f"http://127.0.0.1:{port}/api/jobs", content=chunks(),
+                                     headers={"Content-Type": "application/json"},
+                                     timeout=60).status_code)  # fmt: skip
+        except httpx.TransportError as exc:
+            chunked = f"closed ({type(exc).__name__})"
+        after = _rss_mb(process.pid)
+        print(f"dashboard, unauthenticated 200 MB POST: Content-Length -> {declared}; chunked "
+              f"-> {chunked}; server RSS {before:.0f} -> {after:.0f} MB")  # fmt: skip
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
@@ -144,6 +226,9 @@ def main() -> None:
     bombs()
     if not args.no_server:
         server_body_cap()
+        serve_abandoned()
+        with tempfile.TemporaryDirectory() as tmp:
+            dashboard_body(Path(tmp))
     print(f"load average at end: {os.getloadavg()[0]:.2f}")
 
 
