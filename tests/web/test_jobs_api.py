@@ -64,6 +64,13 @@ def test_invalid_jobs_are_refused_before_anything_runs(tmp_path: Path) -> None:
     assert response.status_code == 422 and "intent" in response.json()["error"]
     response = client.post("/api/jobs", json={"kind": "language", "config": "/etc/passwd"})
     assert response.status_code == 422 and "file name" in response.json()["error"]
+    # a file named inside the config (issue 26, finding 13): refused, never read
+    escapes = [{"env": "language", "llm": "/etc/passwd"},
+               {"env": "language", "dataset": {"path": "../../../../etc/hostname"}}]  # fmt: skip
+    for inside in escapes:
+        response = client.post("/api/jobs", json={"kind": "language", "config": inside})
+        assert response.status_code == 422 and "outside" in response.json()["error"], inside
+        assert "root:" not in response.text
     response = client.post("/api/jobs", json={"kind": "language", "resources": {"cpus": 512}})
     assert response.status_code == 422 and "cpus" in response.json()["error"]
     assert client.get("/api/jobs").json() == [] and not list(runs.glob("*/run.json"))

@@ -2,8 +2,10 @@
 :class:`langmarl.jobs.Backend` the app was created with.
 
 The config travels in the request as a mapping, validated by the command's own config class
-before anything runs (422 naming the field and the fix); a config *file name* is refused, so
-a client cannot make the server read files. A job's run lands in ``<runs dir>/<job id>`` and
+before anything runs (422 naming the field and the fix); a config *file name* is refused, and
+so is a value inside the config that names an existing file outside the server's working
+directory and runs directory (``"llm": "/etc/passwd"``), so a client cannot make the server
+read its files. A job's run lands in ``<runs dir>/<job id>`` and
 shows in ``GET /api/runs`` like any other; cancelling stops it gracefully (its run ends
 ``cancelled``).
 """
@@ -56,12 +58,39 @@ def submit(spec: JobSpec, board: DashboardDep) -> dict[str, Any]:
             422, "invalid body field 'config': a file name is not accepted over the API",
             "send the config itself as a JSON object (e.g. the file's contents)",
         )  # fmt: skip
+    _refuse_outside_files(spec.config, board.root)
     backend = _backend(board)
     try:
         job_id = backend.submit(spec)
     except ConfigError as exc:
         raise ApiError(422, f"invalid job: {exc}", "fix the field the message names") from None
     return _view(board, backend.status(job_id))
+
+
+def _refuse_outside_files(config: Any, runs_dir: Path, where: str = "config") -> None:
+    """ApiError 422 for a string in ``config`` naming an existing file or directory outside
+    the working directory and ``runs_dir`` (absolute, ``~`` or ``..``)."""
+    if isinstance(config, dict):
+        for key, value in config.items():
+            _refuse_outside_files(value, runs_dir, f"{where}.{key}")
+    elif isinstance(config, list):
+        for index, value in enumerate(config):
+            _refuse_outside_files(value, runs_dir, f"{where}[{index}]")
+    elif isinstance(config, str) and ("/" in config or config.startswith("~")):
+        target = Path(config).expanduser()
+        try:
+            found = target.exists()
+            resolved = target.resolve()
+        except (OSError, ValueError):
+            return
+        inside = any(resolved.is_relative_to(r.resolve()) for r in (Path.cwd(), runs_dir))
+        if found and not inside:
+            raise ApiError(
+                422, f"invalid body field {where!r}: it names a file outside the server's "
+                "working directory and runs directory",
+                "send what the file holds (e.g. an llm preset name or the config itself), or "
+                "a path inside the dashboard's working directory",
+            )  # fmt: skip
 
 
 @router.get("/jobs")
