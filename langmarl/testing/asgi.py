@@ -17,8 +17,10 @@ def live_server(app: Any) -> Iterator[str]:
     """``app`` served by a real uvicorn on a free loopback port; yields its base URL."""
     import uvicorn
 
+    from langmarl.llm.server.protocol import uvicorn_config
+
     sock = bind_socket("127.0.0.1", 0)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    server = uvicorn.Server(uvicorn_config(app))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     wait_until(lambda: server.started, timeout_s=30, what="the server to start")

@@ -101,6 +101,7 @@ def serve(
     import uvicorn
 
     from langmarl.llm.server.config import bind_socket
+    from langmarl.llm.server.protocol import uvicorn_config
 
     check_bind(host, token)
     sock = bind_socket(host, port)
@@ -108,4 +109,4 @@ def serve(
     if announce is not None:
         shown = f"[{host}]" if ":" in host else host
         announce(f"http://{shown}:{sock.getsockname()[1]}")
-    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+    uvicorn.Server(uvicorn_config(app)).run(sockets=[sock])

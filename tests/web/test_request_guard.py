@@ -129,3 +129,20 @@ def test_which_hosts_are_this_servers_names() -> None:
     assert [_bare(h) for h in ("[::1]:80", "LocalHost:8765", "::1", "a.b")] == [
         "::1", "localhost", "::1", "a.b"]  # fmt: skip
     assert json.dumps(sorted(allowed_hosts("::1") or ())) == '["127.0.0.1", "::1", "localhost"]'
+
+
+def test_half_sent_requests_are_closed(dashboard: Dashboard) -> None:
+    """Issue 26, finding 13: 300 half-sent requests stayed open indefinitely."""
+    from langmarl.llm.server.protocol import HEADER_TIMEOUT_S
+
+    socks = [socket.create_connection(("127.0.0.1", dashboard.port), timeout=10 * HEADER_TIMEOUT_S)
+             for _ in range(20)]  # fmt: skip
+    try:
+        for sock in socks:
+            sock.sendall(b"GET /api/runs HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")  # never ends
+        for sock in socks:
+            assert sock.recv(4096) == b""  # closed by the server (a timeout here would raise)
+    finally:
+        for sock in socks:
+            sock.close()
+    assert httpx.get(f"{dashboard.url}/api/runs").status_code == 200

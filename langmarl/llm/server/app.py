@@ -143,12 +143,14 @@ def serve(
     """
     import uvicorn
 
+    from langmarl.llm.server.protocol import uvicorn_config
+
     check_bind(config.host, config.api_key)
     sock = sock or bind_socket(config.host, config.port)
     local = backend or local_backend(config)
     config.check_context(local.engine.start().context_length)
     app = guarded(create_app(config, local), config.host)
-    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+    uvicorn.Server(uvicorn_config(app)).run(sockets=[sock])
 
 
 def guarded(app: FastAPI, host: str) -> RequestGuard:
