@@ -17,7 +17,7 @@ JointMode = Literal["align", "cross"]
 AdvantageMode = Literal["mean", "raw", "max", "rloo"]
 LossReduction = Literal["token", "sequence"]
 CriticType = Literal["v", "q"]
-SamplingPrecision = Literal["fp32", "bf16", "w16", "int8"]
+SamplingPrecision = Literal["auto", "fp32", "bf16", "w16", "int8"]
 
 
 class LoRAConfig(BaseModel):
@@ -107,12 +107,15 @@ class TrainerConfig(BaseModel):
     num_threads: int | None = Field(default=None, ge=1)
     """torch threads for the run (None: ``$LANGMARL_TORCH_THREADS``, else the cores free at
     each step, :mod:`langmarl.core.cpu`)."""
-    sampling_precision: SamplingPrecision = "fp32"
+    sampling_precision: SamplingPrecision = "auto"
     """Precision of the model rollouts sample from: ``"fp32"`` (the trained model itself),
     ``"bf16"``, ``"w16"`` (fp16 weights, fp32 arithmetic) or ``"int8"`` (a copy refreshed
-    from the trained weights before each rollout; faster decoding on CPU, slightly different
+    from the trained weights after each update; faster decoding on CPU, slightly different
     sampling numerics; the update and greedy evaluation always use the fp32 model). See
-    :mod:`langmarl.magrpo.sampler`."""
+    :mod:`langmarl.magrpo.sampler`. ``"auto"`` (the default) is ``"w16"`` with LoRA and
+    ``"bf16"`` for full fine-tuning, each the fastest there with a held-out reward within the
+    seeds' noise of fp32's (benchmarks/RESULTS.md, issue 25: a 10-seed A/B of the quickstart;
+    int8 lost 0.08)."""
     parallel_agents: bool | None = None
     """Sample the agents' rollouts at once, on threads that split torch's cores between them
     (None: on when there are several agents and several torch threads). Each agent samples

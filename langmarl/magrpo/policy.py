@@ -16,7 +16,7 @@ from langmarl.core.errors import ConfigError, MissingDependencyError
 from langmarl.llm.local.models import EMBEDDED_NAMES
 from langmarl.llm.local.weights import quiet_progress
 from langmarl.magrpo.config import LoRAConfig, TrainerConfig
-from langmarl.magrpo.sampler import Sampler
+from langmarl.magrpo.sampler import Sampler, resolve_precision
 
 log = logging.getLogger(__name__)
 
@@ -179,7 +179,9 @@ def build_agents(
                 optimizer=optimizer,
                 reference=reference,
                 uses_lora=config.lora is not None,
-                sampler=Sampler(config.sampling_precision),
+                sampler=Sampler(
+                    resolve_precision(config.sampling_precision, config.lora is not None)
+                ),
             )
         )
     return agents

@@ -23,10 +23,25 @@ from langmarl.core.errors import ConfigError
 from langmarl.magrpo.config import SamplingPrecision
 
 
+def resolve_precision(precision: SamplingPrecision, lora: bool) -> SamplingPrecision:
+    """``"auto"`` made concrete: ``"w16"`` for a LoRA model (its frozen base is packed once;
+    fbgemm needed, else fp32), ``"bf16"`` for a fully trained one (re-packing every layer
+    after each update would cost ~1.3 s on one thread); any other value as it is."""
+    if precision != "auto":
+        return precision
+    if not lora:
+        return "bf16"
+    from langmarl.llm.local.weight_only import fp16_kernel_available
+
+    return "w16" if fp16_kernel_available() else "fp32"
+
+
 class Sampler:
     """Keeps an agent's sampling copy (none for ``"fp32"``) in step with its weights."""
 
     def __init__(self, precision: SamplingPrecision = "fp32") -> None:
+        if precision == "auto":
+            raise ValueError("resolve 'auto' first (resolve_precision): it depends on LoRA")
         self.precision = precision
         self._copy: Any = None
         self._stale = True

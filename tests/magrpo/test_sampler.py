@@ -111,3 +111,16 @@ def test_a_copy_of_a_lora_model_converts_its_frozen_base_once(tiny_models, preci
     assert not torch.allclose(stale, logits(twin, ids), atol=1e-4)
     error = (logits(twin, ids) - reference).abs().max() / reference.abs().max()
     assert error < {"w16": 1e-2, "int8": 0.05}[precision]
+
+
+def test_auto_is_w16_with_lora_and_bf16_for_full_fine_tuning():
+    """The default, decided by the quickstart's 10-seed A/B and the comlrl benchmark."""
+    from langmarl.magrpo.config import MAGRPOConfig
+    from langmarl.magrpo.sampler import resolve_precision
+
+    assert MAGRPOConfig().sampling_precision == "auto"
+    assert resolve_precision("auto", lora=True) == "w16"
+    assert resolve_precision("auto", lora=False) == "bf16"
+    assert resolve_precision("fp32", lora=True) == "fp32"  # an explicit choice stays
+    with pytest.raises(ValueError, match="resolve"):
+        Sampler("auto")
