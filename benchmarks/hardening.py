@@ -34,6 +34,7 @@ from pathlib import Path
 import httpx
 
 from langmarl.sandbox import SandboxLimits, run_python
+from langmarl.testing.processes import cpu_seconds, rss_mb
 
 MB = 1024 * 1024
 MEMORY_BOMB = """
@@ -88,11 +89,6 @@ def bombs() -> None:
     print(f"disk bomb (64 x 8 MB, max_disk_mb=32): {disk.killed_reason}, {written:.1f} MiB written")
 
 
-def _rss_mb(pid: int) -> float:
-    status = Path(f"/proc/{pid}/status").read_text()
-    return int(next(x.split()[1] for x in status.splitlines() if x.startswith("VmRSS:"))) / 1024
-
-
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -118,7 +114,7 @@ def server_body_cap() -> None:
                 time.sleep(0.3)
         body = json.dumps({"messages": [{"role": "user", "content": "x" * (50 * MB)}]}).encode()
         headers = {"Content-Type": "application/json"}
-        before = _rss_mb(process.pid)
+        before = rss_mb(process.pid)
         began = time.perf_counter()
         declared = httpx.post(f"{url}/chat/completions", content=body, headers=headers)
         declared_s = time.perf_counter() - began
@@ -130,7 +126,7 @@ def server_body_cap() -> None:
         began = time.perf_counter()
         chunked = httpx.post(f"{url}/chat/completions", content=chunks(), headers=headers)
         chunked_s = time.perf_counter() - began
-        after = _rss_mb(process.pid)
+        after = rss_mb(process.pid)
         print(
             f"serve, 50 MB body: Content-Length -> {declared.status_code} in {declared_s:.3f} s, "
             f"chunked -> {chunked.status_code} in {chunked_s:.3f} s; "
@@ -139,11 +135,6 @@ def server_body_cap() -> None:
     finally:
         process.terminate()
         process.wait(timeout=30)
-
-
-def _cpu_s(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _served(command: list[str], ready: str) -> tuple[subprocess.Popen[bytes], str]:
@@ -172,9 +163,9 @@ def serve_abandoned() -> None:
         for _ in range(4):
             with contextlib.suppress(httpx.ReadTimeout):  # the client gives up after 1 s
                 httpx.post(url, json=long, timeout=httpx.Timeout(30, read=1.0))
-        before = _cpu_s(process.pid)
+        before = cpu_seconds(process.pid)
         time.sleep(5)
-        spent = _cpu_s(process.pid) - before
+        spent = cpu_seconds(process.pid) - before
         began = time.perf_counter()
         reply = httpx.post(url, json=short, timeout=300)
         after = time.perf_counter() - began
@@ -191,7 +182,7 @@ def dashboard_body(tmp: Path) -> None:
     process, base = _served(command, "http://127.0.0.1:")
     port = int(base.split(":")[2].split()[0])
     try:
-        before = _rss_mb(process.pid)
+        before = rss_mb(process.pid)
         head = (f"POST /api/jobs HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: "
                 f"application/json\r\nContent-Length: {200 * MB}\r\n\r\n")  # fmt: skip
         with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
@@ -208,7 +199,7 @@ def dashboard_body(tmp: Path) -> None:
                                      timeout=60).status_code)  # fmt: skip
         except httpx.TransportError as exc:
             chunked = f"closed ({type(exc).__name__})"
-        after = _rss_mb(process.pid)
+        after = rss_mb(process.pid)
         print(f"dashboard, unauthenticated 200 MB POST: Content-Length -> {declared}; chunked "
               f"-> {chunked}; server RSS {before:.0f} -> {after:.0f} MB")  # fmt: skip
     finally:

@@ -3,6 +3,7 @@ and SIGKILL a process once it reached one."""
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import time
@@ -49,3 +50,16 @@ def kill_after_metric_lines(command: Sequence[str], run_dir: Path, lines: int) -
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait()
+
+
+def rss_mb(pid: int) -> float:
+    """Process ``pid``'s resident memory in MB (Linux ``/proc``)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    kib = next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:"))
+    return int(kib) / 1024
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU seconds (user + system) process ``pid`` has used (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

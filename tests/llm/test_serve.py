@@ -11,7 +11,6 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -20,6 +19,7 @@ import pytest
 
 from langmarl.core.errors import ConfigError
 from langmarl.llm.server import check_bind
+from langmarl.testing.processes import rss_mb
 
 KEY = "serve-test-key"
 AUTH = {"Authorization": f"Bearer {KEY}"}
@@ -44,9 +44,7 @@ class Served:
 
     def rss_mb(self) -> float:
         """The server process's resident memory (Linux ``/proc``)."""
-        status = Path(f"/proc/{self.process.pid}/status").read_text()
-        kib = next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:"))
-        return int(kib) / 1024
+        return rss_mb(self.process.pid)
 
 
 @pytest.fixture(scope="module")

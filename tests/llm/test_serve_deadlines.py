@@ -11,21 +11,17 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
+
+from langmarl.testing.processes import cpu_seconds
 
 pytestmark = pytest.mark.slow
 
 LONG = {"messages": [{"role": "user", "content": "Write a very long story about a dragon."}],
         "max_tokens": 2000, "temperature": 1.0}  # fmt: skip
 TIMEOUT_S = 5
-
-
-def _cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 @pytest.fixture(scope="module")
@@ -49,9 +45,9 @@ def server() -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
 
 
 def _idle_cpu(process: subprocess.Popen[bytes], seconds: float = 3.0) -> float:
-    before = _cpu_seconds(process.pid)
+    before = cpu_seconds(process.pid)
     time.sleep(seconds)
-    return _cpu_seconds(process.pid) - before
+    return cpu_seconds(process.pid) - before
 
 
 def test_an_abandoned_request_stops_generating(server) -> None:

@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from langmarl.core.http_guard import _bare, allowed_hosts
+from langmarl.testing.processes import rss_mb
 
 
 @dataclass
@@ -29,9 +30,7 @@ class Dashboard:
     process: subprocess.Popen[str]
 
     def rss_mb(self) -> float:
-        status = Path(f"/proc/{self.process.pid}/status").read_text()
-        kib = next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:"))
-        return int(kib) / 1024
+        return rss_mb(self.process.pid)
 
 
 @pytest.fixture(scope="module")
