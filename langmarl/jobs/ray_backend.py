@@ -12,6 +12,10 @@ hint.
              held by the actor
     status   ask the actor; once it has a result: unpack the run into <runs_dir>/<job_id>
              (synced back), record the outcome, end the actor
+    failure  a worker that dies takes its command along (SIGTERM: the run is saved
+             ``cancelled``); Ray retries the task, which waits for that save and resumes the
+             run (a copy job's run dir on a node is the same for every attempt). A command
+             whose actor is gone is stopped as if cancelled.
 
 The actor reserves no CPU; the job's Ray task does, and only while its command runs, so a
 finished job never holds cores while it waits to be collected. Ray is imported only here,
@@ -22,8 +26,11 @@ force one way.
 
 from __future__ import annotations
 
+import contextlib
 import io
+import os
 import shutil
+import stat
 import sys
 import tarfile
 import tempfile
@@ -36,8 +43,10 @@ from langmarl.core.errors import ConfigError, MissingDependencyError
 from langmarl.core.files import atomic_write_json, load_json_file
 from langmarl.jobs.local import StoredJobs
 from langmarl.jobs.process import GRACE_S, job_environment, run_command
-from langmarl.jobs.records import JOBS_DIR, LOG_FILE, JobRecord, config_file, outcome
+from langmarl.jobs.records import JOBS_DIR, LOG_FILE, JobRecord, config_file, outcome, run_info
 from langmarl.jobs.spec import KINDS, JobSpec, command
+from langmarl.store.lock import LOCK_FILE, RunLock
+from langmarl.store.run import true_status
 
 Sync = Literal["auto", "shared", "copy"]
 NAMESPACE = "langmarl-jobs"
@@ -113,8 +122,9 @@ def run_job(payload: dict[str, Any], runner: Any) -> dict[str, Any]:
     shared = sync == "shared" or (
         sync == "auto" and (runs_dir / JOBS_DIR / f"{job_id}.json").is_file()
     )
-    root = runs_dir if shared else Path(tempfile.mkdtemp(prefix="langmarl-job-"))
+    root = runs_dir if shared else _node_dir(job_id)
     run_dir = root / job_id
+    _wait_unlocked(run_dir, payload["grace_s"])  # a retry: the last attempt's command saving
     config, extra = KINDS[spec.kind].place(payload["config"], run_dir)
     config_path = config_file(root, job_id)
     atomic_write_json(config_path, config)
@@ -136,9 +146,9 @@ def run_job(payload: dict[str, Any], runner: Any) -> dict[str, Any]:
     while thread.is_alive():
         try:
             thread.join(1.0)
-            if not stop.is_set() and _ray().get(runner.should_stop.remote()):
-                stop.set()
         except KeyboardInterrupt:  # a ray.cancel that raced the start
+            stop.set()
+        if not stop.is_set() and _told_to_stop(runner):
             stop.set()
         sent = _send_log(log_path, sent, runner)
     _send_log(log_path, sent, runner)
@@ -146,6 +156,42 @@ def run_job(payload: dict[str, Any], runner: Any) -> dict[str, Any]:
     if not shared:
         shutil.rmtree(root, ignore_errors=True)
     return {"exit_code": outcome_box.get("code"), "blob": blob, "error": None}
+
+
+def _told_to_stop(runner: Any) -> bool:
+    """Whether the job's actor asks its command to stop; also when the actor is gone (killed,
+    or its node lost): a command never runs on unwatched."""
+    ray = _ray()
+    try:
+        return bool(ray.get(runner.should_stop.remote()))
+    except KeyboardInterrupt:  # a ray.cancel that raced the start
+        return True
+    except ray.exceptions.RayActorError:
+        return True
+
+
+def _node_dir(job_id: str) -> Path:
+    """Where a job that cannot see the runs directory keeps its run on this node: the same
+    directory for every attempt, so a task Ray retries after its worker died resumes the run
+    (a fresh temp dir if that name is taken by anything but this user's own directory)."""
+    root = Path(tempfile.gettempdir()) / f"langmarl-job-{job_id}"
+    with contextlib.suppress(FileExistsError):
+        root.mkdir(mode=0o700)
+    info = root.lstat()
+    if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid():
+        return root
+    return Path(tempfile.mkdtemp(prefix="langmarl-job-"))
+
+
+def _wait_unlocked(run_dir: Path, timeout_s: float) -> None:
+    """Wait (up to ``timeout_s``) until no process holds a lock of the run in ``run_dir``
+    (p2p: of the session inside): after a worker died, the command it started gets SIGTERM
+    and is still saving its run when Ray retries the task."""
+    locks = [RunLock(path.parent) for path in (*run_dir.glob(LOCK_FILE),
+                                               *run_dir.glob(f"*/{LOCK_FILE}"))]  # fmt: skip
+    deadline = time.monotonic() + timeout_s
+    while any(lock.holder() is not None for lock in locks) and time.monotonic() < deadline:
+        time.sleep(0.5)
 
 
 def _send_log(path: Path, sent: int, runner: Any) -> int:
@@ -247,7 +293,9 @@ class RayBackend(StoredJobs):
         if record.done:
             return record
         actor = self._actor_of(job_id)
-        if actor is None:
+        if actor is None:  # its task stops the command; the job ends once the run has
+            if true_status(run_info(record.run_dir) or {}, "").get("status") == "running":
+                return record
             gone = "its Ray actor is gone (the cluster restarted or the actor was killed)"
             return self._finish(record, None, error=gone)
         info = self.ray.get(actor.poll.remote(), timeout=60)

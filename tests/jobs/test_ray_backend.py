@@ -1,9 +1,13 @@
 """RayBackend on a local Ray cluster started by the test: jobs run as actors, their runs
 land in the runs directory (shared) or come back as archives (copy), and a cancel ends the
-run `cancelled`."""
+run `cancelled`. A worker killed under its
+command does not orphan it: the retry resumes the run."""
 
 from __future__ import annotations
 
+import json
+import os
+import signal
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +18,7 @@ from jobs_fakes import STUB_REPLY, language_job
 
 from langmarl.jobs import JobStore
 from langmarl.jobs.ray_backend import RayBackend
-from langmarl.store.run import RunDir
+from langmarl.store.run import RunDir, process_alive
 from langmarl.testing.openai_stub import OpenAIStub
 from langmarl.testing.processes import wait_until
 
@@ -75,3 +79,34 @@ def test_cancel_on_the_cluster_ends_the_run_cancelled(cluster: None, tmp_path: P
     assert (record.state, record.exit_code) == ("cancelled", 143)
     run = RunDir(tmp_path / "runs" / job_id)  # synced back after the cancel
     assert run.record().status == "cancelled" and len(run.metrics()) >= 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sync", ["auto", "copy"])
+def test_a_killed_worker_takes_its_command_along_and_the_retry_resumes(
+    cluster: None, tmp_path: Path, sync: str
+) -> None:
+    """Issue 26, finding 9: SIGKILL of the Ray worker running a job left its command running
+    as an orphan (ppid 1), Ray's retry hit the run lock and the job said ``failed`` while the
+    orphan completed the run. Now the command gets SIGTERM and saves its run, the retry
+    resumes it, and the job and its run both end ``completed``, each iteration run once."""
+    backend, iterations = RayBackend(tmp_path / "runs", sync=sync, grace_s=60), 12
+    with OpenAIStub(latency=0.1, responder=STUB_REPLY) as stub:
+        job_id = backend.submit(language_job(stub, iterations=iterations))
+        node_root = Path(tempfile.gettempdir()) / f"langmarl-job-{job_id}"
+        run = RunDir((tmp_path / "runs" if sync == "auto" else node_root) / job_id)
+        wait_until(lambda: len(run.metrics()) >= 1, timeout_s=180, what="one iteration")
+        first = json.loads((run.path / "run.json").read_text())
+        worker = int(Path(f"/proc/{first['pid']}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        assert "run_job" in Path(f"/proc/{worker}/cmdline").read_text()
+        os.kill(worker, signal.SIGKILL)
+        gone = lambda: not process_alive(first["pid"], first["pid_started"])  # noqa: E731
+        wait_until(gone, timeout_s=120, what="the first command to end")
+        record = backend.wait(job_id, timeout_s=300)
+    assert (record.state, record.exit_code) == ("completed", 0), record
+    final = RunDir(tmp_path / "runs" / job_id)  # copy: synced back from the node
+    info = final.record()
+    assert (info.status, info.attempts) == ("completed", 2)
+    assert sorted(m["iteration"] for m in final.metrics()) == list(range(iterations))
+    assert "cancelled (SIGTERM)" in final.file("logs/job.log").read_text()
+    assert not node_root.exists()  # the node's copy is removed once synced
