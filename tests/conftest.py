@@ -84,13 +84,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     """With ``LANGMARL_TEST_TIMELINE=<file>``, one JSON line per test: which worker ran it,
-    from when to when (to see how ``dev.py test`` spreads over the workers)."""
+    from when to when, and the CPU seconds it used (to see how ``dev.py test`` spreads over
+    the workers, and where the CPU goes)."""
     timeline = os.environ.get("LANGMARL_TEST_TIMELINE")
-    began = time.time()
+    began, cpu = time.time(), os.times()
     result = yield
     if timeline:
         worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-        line = {"test": item.nodeid, "worker": worker, "start": began, "end": time.time()}
+        now = os.times()  # CPU seconds: this worker's, and its children's once reaped
+        line = {"test": item.nodeid, "worker": worker, "start": began, "end": time.time(),
+                "cpu": round(now.user + now.system - cpu.user - cpu.system, 2),
+                "child_cpu": round(now.children_user + now.children_system
+                                   - cpu.children_user - cpu.children_system, 2)}  # fmt: skip
         with open(timeline, "a", encoding="utf-8") as out:  # one short write per line
             out.write(json.dumps(line) + "\n")
     return result
