@@ -11,6 +11,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 
+def ctrl_c_reaches_python() -> None:
+    """``preexec_fn`` for a child the test will send SIGINT: restore SIGINT's default, which
+    a shell leaves ignored for background commands (``cmd &``) and children inherit; Python
+    only turns SIGINT into KeyboardInterrupt when it starts with the default."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def wait_until(
     reached: Callable[[], bool],
     process: subprocess.Popen[bytes] | None = None,

@@ -17,6 +17,7 @@ import pytest
 
 from langmarl.cli import INTERRUPT_MESSAGES, INTERRUPTED_EXIT_CODE
 from langmarl.testing.openai_stub import OpenAIStub
+from langmarl.testing.processes import ctrl_c_reaches_python
 from langmarl.testing.roles import role_responder
 
 REPLY = role_responder(
@@ -54,6 +55,7 @@ def _start(args: list[str]) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "langmarl", *args],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        preexec_fn=ctrl_c_reaches_python,
     )  # fmt: skip
 
 

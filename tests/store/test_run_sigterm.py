@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from langmarl.store.run import CANCELLED_ERROR, RunDir
+from langmarl.testing.processes import ctrl_c_reaches_python
 
 CHILD = textwrap.dedent(
     """
@@ -46,7 +47,7 @@ def test_sigterm_cancels_and_ctrl_c_stops(tmp_path: Path, signal_name, status, e
     (store / "lang").mkdir(parents=True)
     done = subprocess.run(
         [sys.executable, "-c", CHILD, str(run), str(store), signal_name, str(other)],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True, text=True, timeout=60, preexec_fn=ctrl_c_reaches_python,
     )  # fmt: skip
     cancelled = signal_name == "SIGTERM"  # the langmarl command turns it into exit code 143
     assert done.returncode == (1 if cancelled else -signal.SIGINT), done.stderr
