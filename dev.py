@@ -18,6 +18,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import venv
 from pathlib import Path
@@ -96,20 +97,36 @@ default of the largest group first, which started the slow single tests last."""
 
 
 def tests(pytest_args: list[str]) -> None:
-    """Lint, format check, type check and pytest; all run, and any failure fails the whole."""
+    """Lint, format check, type check and pytest; all run, and any failure fails the whole.
+
+    mypy (one core, ~20 s) runs beside pytest, its report printed after pytest's. Python
+    writes bytecode here even where ``PYTHONDONTWRITEBYTECODE`` is set: in a fresh clone every
+    process the tests start would otherwise compile langmarl again, and every pytest worker
+    rewrite the test modules again."""
     sources = ["langmarl", "tests", "benchmarks", "dev.py"]
-    steps = {
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    failed = []
+    lint = {
         "ruff check": [BIN / "ruff", "check", *sources],
         "ruff format": [BIN / "ruff", "format", "--check", *sources],
-        "mypy": [BIN / "mypy"],
-        # every core, one pytest worker each; a module's shared fixtures stay on one worker
-        "pytest": [PY, "-m", "pytest", "-q", "-rfE", "--durations=20", *PARALLEL, *pytest_args],
     }
-    failed = []
-    for name, cmd in steps.items():
+    for name, cmd in lint.items():
         print(f"== {name}", flush=True)
         if subprocess.run([str(c) for c in cmd], cwd=ROOT).returncode != 0:
             failed.append(name)
+    with tempfile.TemporaryFile() as report:
+        mypy = subprocess.Popen([str(BIN / "mypy")], cwd=ROOT, stdout=report,
+                                stderr=subprocess.STDOUT)  # fmt: skip
+        print("== pytest (mypy beside it)", flush=True)
+        # every core, one pytest worker each; a module's shared fixtures stay on one worker
+        pytest = [PY, "-m", "pytest", "-q", "-rfE", "--durations=20", *PARALLEL, *pytest_args]
+        if subprocess.run([str(c) for c in pytest], cwd=ROOT, env=env).returncode != 0:
+            failed.append("pytest")
+        print("== mypy", flush=True)
+        if mypy.wait() != 0:
+            failed.append("mypy")
+        report.seek(0)
+        sys.stdout.write(report.read().decode(errors="replace"))
     if failed:
         sys.exit(f"dev.py test: failed: {', '.join(failed)}")
     print("dev.py test: all checks passed")
