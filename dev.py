@@ -99,12 +99,8 @@ default of the largest group first, which started the slow single tests last."""
 def tests(pytest_args: list[str]) -> None:
     """Lint, format check, type check and pytest; all run, and any failure fails the whole.
 
-    mypy (one core, ~20 s) runs beside pytest, its report printed after pytest's. Python
-    writes bytecode here even where ``PYTHONDONTWRITEBYTECODE`` is set: in a fresh clone every
-    process the tests start would otherwise compile langmarl again, and every pytest worker
-    rewrite the test modules again."""
+    mypy (one core, ~20 s) runs beside pytest, its report printed after pytest's."""
     sources = ["langmarl", "tests", "benchmarks", "dev.py"]
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     failed = []
     lint = {
         "ruff check": [BIN / "ruff", "check", *sources],
@@ -120,7 +116,7 @@ def tests(pytest_args: list[str]) -> None:
         print("== pytest (mypy beside it)", flush=True)
         # every core, one pytest worker each; a module's shared fixtures stay on one worker
         pytest = [PY, "-m", "pytest", "-q", "-rfE", "--durations=20", *PARALLEL, *pytest_args]
-        if subprocess.run([str(c) for c in pytest], cwd=ROOT, env=env).returncode != 0:
+        if subprocess.run([str(c) for c in pytest], cwd=ROOT).returncode != 0:
             failed.append("pytest")
         print("== mypy", flush=True)
         if mypy.wait() != 0:
@@ -133,6 +129,11 @@ def tests(pytest_args: list[str]) -> None:
 
 
 def main(argv: list[str]) -> None:
+    # Bytecode is written even where PYTHONDONTWRITEBYTECODE is set: pip installs without
+    # compiling (--no-compile), so each module is compiled once, on its first import, instead
+    # of in every process (in a fresh clone, the processes the tests start used ~450 of
+    # their 1,050 CPU-seconds compiling torch and transformers again: benchmarks/RESULTS.md).
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     command = argv[0] if argv else "help"
     if command == "setup":
         setup()
