@@ -6,8 +6,7 @@ Importing this package is cheap: every public name below loads on first access.
 from typing import TYPE_CHECKING
 
 from langmarl._lazy import lazy_getattr
-
-__version__ = "0.1.0"
+from langmarl.core.version import __version__
 
 # Public name -> module that defines it. Add new public names here (and under TYPE_CHECKING).
 _NAMES = {

@@ -63,6 +63,19 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
 # Entries look like ("langmarl.x.y", "langmarl.z"): "issue N: what moves where".
 ALLOWED_UPWARD: dict[tuple[str, str], str] = {}
 
+SPACES = ("langmarl.magrpo", "langmarl.p2p", "langmarl.parl", "langmarl.trainer")
+NEVER: list[tuple[str, tuple[str, ...], str]] = [
+    # (importers, what they never import, why); type-only imports count here too
+    ("langmarl.envs", SPACES, "an environment knows no trainer: bridges live on its side"),
+    ("langmarl.web", SPACES, "the server reads runs through the store's contract"),
+]
+"""Rules beyond the layer order (issue 27). Importing the package root from inside the
+package is never allowed either (``test_nothing_inside_imports_the_package_root``)."""
+ALLOWED_NEVER: dict[tuple[str, str], str] = {
+    ("langmarl.web.routes.reward", "langmarl.p2p.records"): "issue 27: a RunKind spec in store",
+}
+"""Broken never-rules still to fix; an entry whose import is gone fails the test."""
+
 
 def module_name(file: Path) -> str:
     parts = list(file.relative_to(ROOT.parent).with_suffix("").parts)
@@ -96,13 +109,14 @@ def _targets(node: ast.AST, module: str, is_package: bool) -> list[str]:
 
 
 @functools.cache
-def import_graph() -> dict[str, set[str]]:
-    """Module → the package's modules it imports (the deepest module each name names)."""
+def import_graph(type_checking: bool = False) -> dict[str, set[str]]:
+    """Module → the package's modules it imports (the deepest module each name names); with
+    ``type_checking``, imports under ``if TYPE_CHECKING:`` count too."""
     files = {module_name(f): f for f in sorted(ROOT.rglob("*.py"))}
     graph: dict[str, set[str]] = {m: set() for m in files}
     for module, file in files.items():
         tree = ast.parse(file.read_text(encoding="utf-8"))
-        skip = _type_checking_nodes(tree)
+        skip = set() if type_checking else _type_checking_nodes(tree)
         for node in ast.walk(tree):
             if id(node) in skip:
                 continue
@@ -189,6 +203,32 @@ def test_no_upward_imports() -> None:
              for m, t in unexpected]  # fmt: skip
     assert names == []
     assert sorted(set(ALLOWED_UPWARD) - upward) == [], "fixed: remove from ALLOWED_UPWARD"
+
+
+def _under(module: str, prefixes: tuple[str, ...]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+def test_never_rules() -> None:
+    broken = {
+        (module, target): why
+        for importers, banned, why in NEVER
+        for module, targets in import_graph(type_checking=True).items()
+        if _under(module, (importers,))
+        for target in targets
+        if _under(target, banned)
+    }
+    unexpected = [f"{m} -> {t}: {why}" for (m, t), why in sorted(broken.items())
+                  if (m, t) not in ALLOWED_NEVER]  # fmt: skip
+    assert unexpected == []
+    assert sorted(set(ALLOWED_NEVER) - set(broken)) == [], "fixed: remove from ALLOWED_NEVER"
+
+
+def test_nothing_inside_imports_the_package_root() -> None:
+    """The root is for users (its lazy table); a module that needs the version asks
+    ``langmarl.core.version``."""
+    graph = import_graph(type_checking=True)
+    assert sorted(m for m, targets in graph.items() if PACKAGE in targets and m != PACKAGE) == []
 
 
 def test_the_checker_sees_imports_inside_functions_not_type_checking_ones() -> None:

@@ -66,7 +66,7 @@ def build_app() -> typer.Typer:
 
 def _print_version(value: bool) -> None:
     if value:
-        from langmarl import __version__
+        from langmarl.core.version import __version__
 
         typer.echo(f"langmarl {__version__}")
         raise typer.Exit()
@@ -77,7 +77,7 @@ def main() -> None:
     Ctrl-C ends a command's run ``stopped`` (exit 130), SIGTERM ``cancelled`` (exit 143),
     its files intact, whichever handler caught the interrupt."""
     from langmarl.cli.common import run_app
-    from langmarl.store.run import interrupt_requested, stop_on_signals, termination_requested
+    from langmarl.core.signals import interrupt_requested, stop_on_signals, termination_requested
 
     stop_on_signals()
     try:

@@ -1,8 +1,9 @@
 """The contract of a between-turn transition: the next turn's prompts of one rollout branch.
 
-It lives in core because both sides use it: MAGRPO's rollouts call transitions
-(:mod:`langmarl.magrpo.rollout`, which re-exports these names) and environments build them
-(``langmarl.envs.text.weights``) without importing the weight space.
+It lives in core because several sides use it: MAGRPO's rollouts call transitions
+(:mod:`langmarl.magrpo.rollout`, which re-exports these names), its text-environment bridge
+builds them (:mod:`langmarl.magrpo.text_envs`), and anyone may write one without loading
+torch.
 """
 
 from __future__ import annotations

@@ -15,11 +15,11 @@ import sys
 import time
 from pathlib import Path
 
+from langmarl.core.processes import process_alive, process_start
 from langmarl.jobs.cores import check_fits, core_pool
 from langmarl.jobs.process import GRACE_S
 from langmarl.jobs.records import LOG_FILE, JobRecord, JobStore, settle
 from langmarl.jobs.spec import JobSpec, new_job_id, resolve_config
-from langmarl.store.run import process_alive, process_start
 
 
 class StoredJobs:

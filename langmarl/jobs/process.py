@@ -1,7 +1,7 @@
 """Running one job's command and stopping it gracefully: the part both backends share.
 
 A cancel sends SIGTERM to the command (which ends its run ``cancelled``, files intact: see
-:func:`langmarl.store.run.cancel_on_sigterm`) and, if it is still alive ``grace_s`` seconds
+:func:`langmarl.core.signals.cancel_on_sigterm`) and, if it is still alive ``grace_s`` seconds
 later, SIGKILL to its whole process group (PPO executors and other children included). A
 command never outlives what watches it: it gets the same SIGTERM when its watcher dies.
 """

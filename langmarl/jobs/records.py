@@ -28,8 +28,9 @@ from pydantic import BaseModel, Field, ValidationError
 
 from langmarl.core.errors import ConfigError, RunFileError
 from langmarl.core.files import atomic_write_text, load_json_file
+from langmarl.core.processes import process_alive
 from langmarl.jobs.spec import JobSpec
-from langmarl.store.run import RUN_FILE, process_alive, true_status
+from langmarl.store.run import RUN_FILE, true_status
 
 JobState = Literal["queued", "running", "completed", "failed", "cancelled"]
 FINAL_STATES: tuple[str, ...] = ("completed", "failed", "cancelled")

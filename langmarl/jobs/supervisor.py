@@ -18,11 +18,11 @@ import threading
 import time
 from pathlib import Path
 
+from langmarl.core.processes import process_alive, process_start
 from langmarl.jobs.cores import core_pool, pick_cores
 from langmarl.jobs.process import GRACE_S, job_environment, run_command
 from langmarl.jobs.records import JobRecord, JobStore, outcome
 from langmarl.jobs.spec import command
-from langmarl.store.run import process_alive, process_start
 
 POLL_S = 0.2
 

@@ -22,6 +22,10 @@ _NAMES = {
     "make_external": "langmarl.magrpo.feedback",
     "get_task": "langmarl.magrpo.tasks",
     "load_causal_lm": "langmarl.magrpo.policy",
+    "tictactoe_reward": "langmarl.magrpo.text_envs",
+    "tictactoe_transition": "langmarl.magrpo.text_envs",
+    "verifier_feedback": "langmarl.magrpo.text_envs",
+    "verifier_reward": "langmarl.magrpo.text_envs",
 }
 __all__ = sorted(_NAMES)
 __getattr__ = lazy_getattr(__name__, _NAMES)
@@ -34,4 +38,10 @@ if TYPE_CHECKING:
     from langmarl.magrpo.policy import load_causal_lm
     from langmarl.magrpo.rollout import JointRewardFunction, JointSample
     from langmarl.magrpo.tasks import get_task
+    from langmarl.magrpo.text_envs import (
+        tictactoe_reward,
+        tictactoe_transition,
+        verifier_feedback,
+        verifier_reward,
+    )
     from langmarl.magrpo.trainer import MAGRPOTrainer

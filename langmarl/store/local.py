@@ -58,7 +58,9 @@ from langmarl.core.files import (
     read_jsonl,
     read_text_file,
 )
+from langmarl.core.processes import process_start
 from langmarl.core.secrets import Redactor
+from langmarl.core.version import code_version
 from langmarl.store.lock import RunLock
 from langmarl.store.run import (
     EVENTS_FILE,
@@ -68,9 +70,7 @@ from langmarl.store.run import (
     RunKind,
     RunStatus,
     check_schema,
-    code_version,
     interrupted_status,
-    process_start,
     true_status,
 )
 

@@ -35,12 +35,8 @@ Decisions:
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import shutil
-import signal
-import subprocess
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -50,7 +46,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from langmarl.core.errors import ConfigError, RunFileError
 from langmarl.core.files import append_jsonl, atomic_write_text, load_json_file, read_jsonl
+from langmarl.core.processes import process_alive, process_start
 from langmarl.core.secrets import Redactor, environment_secrets
+from langmarl.core.signals import CANCELLED_ERROR, termination_requested
+from langmarl.core.version import code_version
 from langmarl.store.lock import RunLock
 
 if TYPE_CHECKING:
@@ -66,65 +65,6 @@ RunKind = Literal["language", "parl_language", "magrpo", "iac", "maac", "parl_gr
 RunStatus = Literal["running", "completed", "failed", "stopped", "cancelled"]
 RUN_KINDS: tuple[str, ...] = get_args(RunKind)
 RUN_STATUSES: tuple[str, ...] = get_args(RunStatus)
-
-
-CANCELLED_ERROR = "cancelled (SIGTERM)"
-
-
-class RunCancelled(KeyboardInterrupt):
-    """Raised in the main thread by SIGTERM once :func:`cancel_on_sigterm` is installed.
-
-    A ``KeyboardInterrupt`` on purpose: every place that already saves a run on Ctrl-C
-    (checkpoints, ``run.json``, the p2p session) does the same for a cancel."""
-
-
-_terminated = threading.Event()
-"""Set by the SIGTERM handler: signals are process-wide, so this flag is too."""
-
-
-def termination_requested() -> bool:
-    """Whether this process received SIGTERM (with :func:`cancel_on_sigterm` installed)."""
-    return _terminated.is_set()
-
-
-def _on_sigterm(signum: int, frame: object) -> None:
-    if _terminated.is_set():  # a second SIGTERM must not break the first one's cleanup
-        return
-    _terminated.set()
-    raise RunCancelled(CANCELLED_ERROR)
-
-
-def cancel_on_sigterm() -> None:
-    """Make SIGTERM unwind like Ctrl-C, so the run ends ``cancelled`` with its files intact
-    (the ``langmarl`` command installs it; a no-op outside the main thread)."""
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _on_sigterm)
-
-
-_interrupted = threading.Event()
-"""Set by the SIGINT handler of :func:`stop_on_signals`."""
-
-
-def interrupt_requested() -> bool:
-    """Whether Ctrl-C (SIGINT) or SIGTERM reached this process since :func:`stop_on_signals`:
-    the command then ends with the interrupt's exit code whoever caught the exception."""
-    return _interrupted.is_set() or termination_requested()
-
-
-def _on_sigint(signum: int, frame: object) -> None:
-    _interrupted.set()
-    raise KeyboardInterrupt
-
-
-def stop_on_signals() -> None:
-    """Ctrl-C ends a run ``stopped`` and SIGTERM ``cancelled``, both noted for
-    :func:`interrupt_requested` (a no-op outside the main thread; an ignored SIGINT, as in
-    a background job of a script, stays ignored)."""
-    if threading.current_thread() is not threading.main_thread():
-        return
-    cancel_on_sigterm()
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        signal.signal(signal.SIGINT, _on_sigint)
 
 
 def interrupted_status(status: RunStatus, error: str | None = None) -> tuple[RunStatus, str | None]:
@@ -162,53 +102,6 @@ class RunRecord(BaseModel):
     """That process's start time (``/proc``), so a recycled pid is not taken for the run."""
     attempts: int = 0
     """How many times the run was started (1 + resumes)."""
-
-
-@functools.cache
-def code_version() -> dict[str, str | None]:
-    """The langmarl version and, in a git checkout, its commit (``None`` otherwise)."""
-    from langmarl import __version__
-
-    commit = None
-    package = Path(__file__).resolve().parents[1]
-    with contextlib.suppress(OSError, subprocess.SubprocessError):
-        done = subprocess.run(
-            ["git", "rev-parse", "--show-toplevel", "HEAD"],
-            cwd=package,
-            capture_output=True,
-            text=True,
-            timeout=5,
-        )
-        lines = done.stdout.split() if done.returncode == 0 else []
-        # only langmarl's own checkout: an installed copy may sit inside another repository
-        if len(lines) == 2 and Path(lines[0]).resolve() == package.parent:
-            commit = lines[1]
-    return {"langmarl": __version__, "git_commit": commit}
-
-
-def process_start(pid: int) -> str | None:
-    """The start time of process ``pid`` (Linux ``/proc``), to tell a live run from a
-    recycled pid; ``None`` where unavailable."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return stat.rsplit(")", 1)[1].split()[19]
-
-
-def process_alive(pid: int, started: str | None) -> bool:
-    """Whether process ``pid`` still runs (and is the one that started at ``started``).
-    Never for ``pid`` <= 1: to ``kill``, 0 and negative numbers are process groups (-1 is
-    every process the user may signal), and 1 is init."""
-    if pid <= 1:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return started is None or process_start(pid) == started
 
 
 RESUME_HINTS = {

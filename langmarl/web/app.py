@@ -26,8 +26,8 @@ try:
 except ImportError as exc:  # pragma: no cover - the server extra is missing
     raise MissingDependencyError("fastapi", "server", "The dashboard") from exc
 
-from langmarl import __version__
 from langmarl.core.http_guard import RequestGuard, allowed_hosts
+from langmarl.core.version import __version__
 from langmarl.web.defaults import DEFAULT_HOST, DEFAULT_PORT, MAX_BODY_BYTES
 from langmarl.web.errors import install_handlers
 from langmarl.web.pages import mount_pages

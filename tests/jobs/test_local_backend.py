@@ -91,7 +91,7 @@ def test_a_killed_job_ends_as_its_run_says(tmp_path: Path, killed: str, expected
     (issue 26, finding 9): the command no longer runs on unwatched (a cancel then said
     ``cancelled`` while the run went on to ``completed``); it gets SIGTERM, and the job and its
     run both end ``cancelled``."""
-    from langmarl.store.run import process_alive
+    from langmarl.core.processes import process_alive
 
     backend = LocalBackend(tmp_path / "runs", grace_s=60)
     with OpenAIStub(latency=0.1, responder=STUB_REPLY) as stub:

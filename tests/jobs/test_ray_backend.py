@@ -16,9 +16,10 @@ import pytest
 import ray
 from jobs_fakes import STUB_REPLY, language_job
 
+from langmarl.core.processes import process_alive
 from langmarl.jobs import JobStore
 from langmarl.jobs.ray_backend import RayBackend
-from langmarl.store.run import RunDir, process_alive
+from langmarl.store.run import RunDir
 from langmarl.testing.openai_stub import OpenAIStub
 from langmarl.testing.processes import wait_until
 

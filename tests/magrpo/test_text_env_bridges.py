@@ -1,16 +1,16 @@
-"""Text environments drive MAGRPO: the bridges of langmarl.envs.text.weights in a real
+"""Text environments drive MAGRPO: the bridges of langmarl.magrpo.text_envs in a real
 training step (tiny random models, so completions are noise: rewards are the env's verdicts
 on noise, which is what is checked)."""
 
 import pytest
 
-from langmarl.envs.text.weights import (
+from langmarl.magrpo.config import MAGRPOConfig
+from langmarl.magrpo.text_envs import (
     tictactoe_reward,
     tictactoe_transition,
     verifier_feedback,
     verifier_reward,
 )
-from langmarl.magrpo.config import MAGRPOConfig
 from langmarl.magrpo.trainer import MAGRPOTrainer
 from langmarl.verifiers import ExactMatchVerifier
 

@@ -11,14 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from langmarl.store.run import CANCELLED_ERROR, RunDir
+from langmarl.core.signals import CANCELLED_ERROR
+from langmarl.store.run import RunDir
 from langmarl.testing.processes import ctrl_c_reaches_python
 
 CHILD = textwrap.dedent(
     """
     import os, signal, sys, time
     from langmarl.store.local import LocalStore
-    from langmarl.store.run import RunDir, cancel_on_sigterm
+    from langmarl.core.signals import cancel_on_sigterm
+    from langmarl.store.run import RunDir
 
     cancel_on_sigterm()
     run = RunDir(sys.argv[1])

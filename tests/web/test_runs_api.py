@@ -8,7 +8,8 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from langmarl.store.run import RunDir, process_start
+from langmarl.core.processes import process_start
+from langmarl.store.run import RunDir
 from langmarl.web import create_app
 
 

@@ -19,10 +19,6 @@ _NAMES = {
     "acheck_env": "langmarl.envs.text.check",
     "check_env": "langmarl.envs.text.check",
     "TextEnvAdapter": "langmarl.envs.text.bridge",
-    "tictactoe_reward": "langmarl.envs.text.weights",
-    "tictactoe_transition": "langmarl.envs.text.weights",
-    "verifier_feedback": "langmarl.envs.text.weights",
-    "verifier_reward": "langmarl.envs.text.weights",
 }
 __all__ = sorted(_NAMES)
 __getattr__ = lazy_getattr(__name__, _NAMES)
@@ -41,9 +37,3 @@ if TYPE_CHECKING:
     from langmarl.envs.text.multi_step import MultiStepEnv
     from langmarl.envs.text.single_step import SingleStepEnv
     from langmarl.envs.text.tictactoe import Opponent, TicTacToeEnv
-    from langmarl.envs.text.weights import (
-        tictactoe_reward,
-        tictactoe_transition,
-        verifier_feedback,
-        verifier_reward,
-    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from langmarl.envs.text.weights import (
+from langmarl.magrpo.text_envs import (
     tictactoe_reward,
     tictactoe_transition,
     verifier_feedback,

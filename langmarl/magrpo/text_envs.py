@@ -1,11 +1,12 @@
-"""Weight-space bridges: text environments as MAGRPO rewards and between-turn transitions.
+"""Text environments as MAGRPO rewards and between-turn transitions (the bridge sits on the
+trainer's side: environments know nothing of the trainers that use them).
 
 The MAGRPO trainer scores joint samples with ``reward_func(samples) -> rewards`` and builds
 the next turn's prompts with an external transition
 (:class:`~langmarl.core.transitions.ExternalTransition`, written here as a function of one
 :class:`~langmarl.core.transitions.Branch`). These factories build both from text
 environments, reading only the sample fields ``example``, ``completions`` and
-``response_history`` (duck-typed on ``langmarl.magrpo`` 's ``JointSample``):
+``response_history`` of a :class:`~langmarl.magrpo.rollout.JointSample`:
 
 - :func:`verifier_reward` / :func:`verifier_feedback`: a single-step task checked by any
   :class:`~langmarl.verifiers.BaseVerifier` (math, Python execution, exact match);
@@ -26,7 +27,7 @@ from langmarl.envs.text.tictactoe import TicTacToeEnv
 from langmarl.verifiers.base import BaseVerifier
 from langmarl.verifiers.models import VerificationOutcome, VerificationResult
 
-if TYPE_CHECKING:  # the reward contract only: envs sit below magrpo and do not import it
+if TYPE_CHECKING:  # rollout loads torch: the contract only, so building a reward stays cheap
     from langmarl.magrpo.rollout import JointRewardFunction
 
 ReferenceLookup = Mapping[str, str] | Callable[[str], str | None]

@@ -1,0 +1,32 @@
+"""Process identity on Linux: a pid together with its start time, so a recycled pid is never
+taken for the process that once had it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def process_start(pid: int) -> str | None:
+    """The start time of process ``pid`` (Linux ``/proc``), to tell a live run from a
+    recycled pid; ``None`` where unavailable."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat.rsplit(")", 1)[1].split()[19]
+
+
+def process_alive(pid: int, started: str | None) -> bool:
+    """Whether process ``pid`` still runs (and is the one that started at ``started``).
+    Never for ``pid`` <= 1: to ``kill``, 0 and negative numbers are process groups (-1 is
+    every process the user may signal), and 1 is init."""
+    if pid <= 1:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return started is None or process_start(pid) == started
