@@ -69,6 +69,36 @@ def config_kind(data: dict[str, Any]) -> ConfigKind:
     return "env"
 
 
+COMMANDS: dict[ConfigKind, str] = {
+    "env": "langmarl train",
+    "magrpo": "langmarl magrpo train",
+    "parl_grpo": "langmarl parl grpo",
+    "p2p": "langmarl p2p run",
+}
+"""The command that trains each kind of config."""
+
+
+def require_config_kind(path: str | Path, expected: ConfigKind) -> None:
+    """Refuse, in one line naming the right command, a config file of another kind than
+    ``expected`` (an unreadable file is left to the command's own loader to report).
+
+    Raises:
+        ConfigError: if the file's keys say it is for another command.
+    """
+    from langmarl.config.loading import read_mapping
+    from langmarl.core.errors import ConfigError
+
+    try:
+        found = config_kind(read_mapping(Path(path)))
+    except ConfigError:
+        return
+    if found != expected:
+        raise ConfigError(
+            f"{path} is a {found} config, not one for `{COMMANDS[expected]}`: run "
+            f"`{COMMANDS[found]} {path}`"
+        )
+
+
 def _env_config(path: Path, overrides: dict[str, Any]) -> dict[str, Any]:
     from langmarl.config.loading import load_config
 

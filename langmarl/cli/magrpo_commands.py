@@ -38,9 +38,11 @@ def train(
     plot: bool = typer.Option(True, "--plot/--no-plot", help="Write curves.png at the end."),
 ) -> None:
     """Train agents' weights with MAGRPO (or IAC/MAAC: set algorithm in the run file)."""
+    from langmarl.cli.config_commands import require_config_kind
     from langmarl.magrpo.run import load_run_config
     from langmarl.store.lock import RunLock
 
+    require_config_kind(config, "magrpo")
     run = load_run_config(config, parse_overrides(set_))
     args = run.trainer_config()
     console.print(

@@ -138,10 +138,12 @@ def train(
     )
 
     from langmarl.api import build_trainer
+    from langmarl.cli.config_commands import require_config_kind
     from langmarl.config.loading import load_config
     from langmarl.core.errors import RunFailedError
     from langmarl.trainer.callbacks import CheckpointCallback, LoggingCallback
 
+    require_config_kind(config, "env")
     resolved = load_config(config, parse_overrides(set_))
     if fresh:
         run_id = f"{run_id or resolved.exp_name}-{time.strftime('%Y%m%d-%H%M%S')}"
@@ -228,9 +230,12 @@ def eval_run(
     episodes: int = typer.Option(None, "--episodes", min=1, help="At most this many tasks."),
 ) -> None:
     """Evaluate a run's initial and final policies on held-out tasks, side by side with
-    95% intervals, and store the result in the run."""
+    95% intervals, and store the result in the run. A weight-space run (MAGRPO, IAC, MAAC)
+    goes to `langmarl magrpo eval` (--iteration N: checkpoint step N; --episodes: examples)."""
     from langmarl.trainer.evaluation import compare_run, headline
 
+    if _weight_space_eval(run_dir, split, iteration, episodes):
+        return
     with console.status(f"Evaluating {run_dir} on {split}…"):
         result = compare_run(run_dir, split=split, iteration=iteration, episodes=episodes)
     console.print(comparison_table(result))
@@ -239,3 +244,43 @@ def eval_run(
         console.print(f"Note: {result['note']}.")
     console.print(f"Saved to {run_dir / 'evals' / f'{split}_compare.json'}")
     console.print(headline(result), markup=False, soft_wrap=True)
+
+
+WEIGHT_KINDS = ("magrpo", "iac", "maac")
+NO_HELDOUT = {
+    "parl_grpo": "its curves: `langmarl parl curves {run}`",
+    "p2p_session": "its iterations' policies: `langmarl p2p play {run}/iter_N`",
+}
+"""Kinds with no held-out evaluation, and what to look at instead."""
+
+
+def _weight_space_eval(
+    run_dir: Path, split: str, iteration: int | None, episodes: int | None
+) -> bool:
+    """Evaluate ``run_dir`` as its recorded kind when that is not a language run; ``False``
+    for a language run (or a directory with no ``run.json``, left to the language path's
+    own message)."""
+    from langmarl.cli.magrpo_commands import evaluate
+    from langmarl.core.errors import ConfigError
+    from langmarl.store.run import RunDir
+
+    try:
+        kind = RunDir(run_dir).record().kind
+    except (ConfigError, ValueError):
+        return False
+    if kind in NO_HELDOUT:
+        raise ConfigError(
+            f"{run_dir} is a {kind} run, which has no held-out evaluation; see "
+            + NO_HELDOUT[kind].format(run=run_dir)
+        )
+    if kind not in WEIGHT_KINDS:
+        return False
+    if split != "test":
+        raise ConfigError(
+            f"a {kind} run is evaluated on its task's held-out examples only: drop --split"
+        )
+    checkpoint = (
+        "latest" if iteration is None else str(run_dir / "checkpoints" / f"step-{iteration:06d}")
+    )
+    evaluate(run_dir, checkpoint=checkpoint, num_examples=episodes)
+    return True

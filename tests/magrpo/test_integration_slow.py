@@ -121,10 +121,12 @@ def test_cli_trains_the_poster_task_and_reports_heldout_before_and_after(tmp_pat
     assert "holds a finished run" in said and "--set trainer.output_dir=" in said
     assert (run_dir / "checkpoints" / "step-000001" / "agent-1").is_dir()
 
-    result = CliRunner().invoke(build_app(), ["magrpo", "eval", str(run_dir), "-n", "2"])
+    # `langmarl eval` on a MAGRPO run is `magrpo eval` (issue 27): --episodes, --iteration
+    evaluated = ["eval", str(run_dir), "--episodes", "2", "--iteration", "1"]
+    result = CliRunner().invoke(build_app(), evaluated)
     assert result.exit_code == 0, result.output
     report = json.loads((run_dir / "heldout.json").read_text(encoding="utf-8"))
-    assert report["before"]["interval"]["n"] == 2
+    assert report["before"]["interval"]["n"] == 2 and report["after"]["label"] == "step 1"
     assert report["before"]["returns"] == report["before"]["returns"][:2]
     assert "Held-out reward: " in result.output
 

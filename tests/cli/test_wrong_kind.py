@@ -1,0 +1,47 @@
+"""A config or run of the wrong kind for a command gets one line naming the right command
+(issue 27), before anything loads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from langmarl.cli import build_app
+from langmarl.store.run import RunDir
+
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+
+
+def _refused(*args: str) -> str:
+    result = CliRunner().invoke(build_app(), list(args))
+    assert result.exit_code != 0, result.output
+    said = str(result.exception) + result.output
+    assert "unknown key" not in said.lower() and len(str(result.exception).splitlines()) == 1
+    return said
+
+
+@pytest.mark.parametrize(
+    ("args", "command"),
+    [
+        (["train", str(CONFIGS / "magrpo/quickstart.json")], "langmarl magrpo train"),
+        (["train", str(CONFIGS / "parl/grpo_tiny.json")], "langmarl parl grpo"),
+        (["magrpo", "train", str(CONFIGS / "quickstart.json")], "langmarl train"),
+        (["magrpo", "train", str(CONFIGS / "p2p/smoke.yaml")], "langmarl p2p run"),
+    ],
+)
+def test_a_config_for_another_command_names_it(args: list[str], command: str) -> None:
+    assert f"`{command} {args[-1]}`" in _refused(*args)
+
+
+def test_eval_of_a_run_without_a_heldout_evaluation_says_what_to_look_at(tmp_path: Path) -> None:
+    run = RunDir(tmp_path / "grpo")
+    run.start("parl_grpo")
+    assert "langmarl parl curves" in _refused("eval", str(run.path))
+
+
+def test_eval_of_a_weight_space_run_takes_no_split(tmp_path: Path) -> None:
+    run = RunDir(tmp_path / "mag")
+    run.start("magrpo")
+    assert "drop --split" in _refused("eval", str(run.path), "--split", "train")
