@@ -142,13 +142,19 @@ def logs(
     """A job's output (stdout and stderr of its command)."""
     import sys
 
+    from langmarl.core.errors import BackendBusyError
+
     jobs = _for_job(runs_dir, job_id)
     text = jobs.logs(job_id, tail=tail)
     sys.stdout.write(text)
     shown = len(jobs.logs(job_id)) if tail is not None else len(text)
     while follow:
-        done = jobs.status(job_id).done
-        text = jobs.logs(job_id)
+        try:
+            done = jobs.status(job_id).done
+            text = jobs.logs(job_id)
+        except BackendBusyError:  # a busy cluster: following means waiting for it
+            time.sleep(0.5)
+            continue
         sys.stdout.write(text[shown:])
         sys.stdout.flush()
         shown = len(text)

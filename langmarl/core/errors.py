@@ -107,6 +107,10 @@ class StorageError(LangmarlError):
     """A run's files cannot be written (disk full, read-only file system, no permission)."""
 
 
+class BackendBusyError(LangmarlError):
+    """A job backend did not answer in time (a busy cluster): nothing changed; try again."""
+
+
 class RunLockedError(LangmarlError):
     """Another live process holds the run (a second ``train``/``--resume`` of one run)."""
 

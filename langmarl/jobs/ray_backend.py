@@ -39,7 +39,7 @@ import time
 from pathlib import Path
 from typing import Any, Literal
 
-from langmarl.core.errors import ConfigError, MissingDependencyError
+from langmarl.core.errors import BackendBusyError, ConfigError, MissingDependencyError
 from langmarl.core.files import atomic_write_json, load_json_file
 from langmarl.jobs.local import StoredJobs
 from langmarl.jobs.process import GRACE_S, job_environment, run_command
@@ -232,6 +232,8 @@ class RayBackend(StoredJobs):
         sync: ``auto``, ``shared`` (nodes see ``runs_dir``) or ``copy`` (runs come back as
             archives).
         grace_s: Seconds a cancelled job has to save its run before it is killed.
+        answer_timeout_s: How long a job's actor may take to answer ``status``, ``cancel``
+            or ``logs`` before :class:`BackendBusyError` says the cluster is busy.
     """
 
     backend_name = "ray"
@@ -242,11 +244,13 @@ class RayBackend(StoredJobs):
         address: str | None = None,
         sync: Sync = "auto",
         grace_s: float = GRACE_S,
+        answer_timeout_s: float = 60.0,
     ) -> None:
         super().__init__(runs_dir)
         self.address = address
         self.sync = sync
         self.grace_s = grace_s
+        self.answer_timeout_s = answer_timeout_s
         self.ray = _ray()
 
     def _connect(self) -> None:
@@ -298,7 +302,7 @@ class RayBackend(StoredJobs):
                 return record
             gone = "its Ray actor is gone (the cluster restarted or the actor was killed)"
             return self._finish(record, None, error=gone)
-        info = self.ray.get(actor.poll.remote(), timeout=60)
+        info = self._ask(actor.poll.remote(), job_id)
         if info["result"] is None:
             if record.state == "queued" and info["started_at"] is not None:
                 record = self.store.update(job_id, state="running", started_at=info["started_at"])
@@ -327,7 +331,7 @@ class RayBackend(StoredJobs):
         record = self.store.update(job_id, cancel_requested=True)
         actor = self._actor_of(job_id)
         if actor is not None:
-            self.ray.get(actor.cancel.remote(), timeout=60)
+            self._ask(actor.cancel.remote(), job_id)
         return record
 
     def logs(self, job_id: str, tail: int | None = None) -> str:
@@ -335,7 +339,17 @@ class RayBackend(StoredJobs):
         if record.done or Path(record.log_path).is_file():
             return super().logs(job_id, tail)
         actor = self._actor_of(job_id)
-        return "" if actor is None else str(self.ray.get(actor.logs.remote(tail), timeout=30))
+        return "" if actor is None else str(self._ask(actor.logs.remote(tail), job_id))
+
+    def _ask(self, reply: Any, job_id: str) -> Any:
+        """The actor's answer, or :class:`BackendBusyError` after ``answer_timeout_s``."""
+        try:
+            return self.ray.get(reply, timeout=self.answer_timeout_s)
+        except self.ray.exceptions.GetTimeoutError:
+            raise BackendBusyError(
+                f"the Ray actor of job {job_id} did not answer within "
+                f"{self.answer_timeout_s:g} s (a busy cluster); nothing changed: try again"
+            ) from None
 
 
 def _actor(job_id: str) -> str:

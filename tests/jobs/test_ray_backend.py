@@ -16,6 +16,7 @@ import pytest
 import ray
 from jobs_fakes import STUB_REPLY, language_job
 
+from langmarl.core.errors import BackendBusyError
 from langmarl.core.processes import process_alive
 from langmarl.jobs import JobStore
 from langmarl.jobs.ray_backend import RayBackend
@@ -38,10 +39,10 @@ def cluster() -> Iterator[None]:
 
 def _logs(backend: RayBackend, job_id: str) -> str:
     """The job's log so far; empty while its actor is too busy to answer (on a loaded
-    machine a starting actor took longer than ``logs``' 30 s)."""
+    machine a starting actor took longer than 30 s)."""
     try:
         return backend.logs(job_id)
-    except ray.exceptions.GetTimeoutError:
+    except BackendBusyError:
         return ""
 
 
@@ -75,6 +76,9 @@ def test_cancel_on_the_cluster_ends_the_run_cancelled(cluster: None, tmp_path: P
         wait_until(lambda: "iteration 0" in _logs(backend, job_id), timeout_s=180, what="iter 0")
         assert backend.status(job_id).state == "running"
         assert not (tmp_path / "runs" / job_id / "run.json").exists()
+        impatient = RayBackend(tmp_path / "runs", sync="copy", answer_timeout_s=0)
+        with pytest.raises(BackendBusyError, match="did not answer within 0 s"):
+            impatient.logs(job_id)  # one clear error, not Ray's GetTimeoutError
         backend.cancel(job_id)
         record = backend.wait(job_id, timeout_s=120)
     assert (record.state, record.exit_code) == ("cancelled", 143)
