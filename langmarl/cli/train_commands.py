@@ -234,7 +234,7 @@ def eval_run(
     goes to `langmarl magrpo eval` (--iteration N: checkpoint step N; --episodes: examples)."""
     from langmarl.trainer.evaluation import compare_run, headline
 
-    if _weight_space_eval(run_dir, split, iteration, episodes):
+    if _eval_by_kind(run_dir, split, iteration, episodes):
         return
     with console.status(f"Evaluating {run_dir} on {split}…"):
         result = compare_run(run_dir, split=split, iteration=iteration, episodes=episodes)
@@ -251,15 +251,14 @@ NO_HELDOUT = {
     "parl_grpo": "its curves: `langmarl parl curves {run}`",
     "p2p_session": "its iterations' policies: `langmarl p2p play {run}/iter_N`",
 }
-"""Kinds with no held-out evaluation, and what to look at instead."""
+"""Kinds with no held-out evaluation, and what to look at instead. (Kind facts: they move into
+the RunKind spec of issue 27.)"""
 
 
-def _weight_space_eval(
-    run_dir: Path, split: str, iteration: int | None, episodes: int | None
-) -> bool:
-    """Evaluate ``run_dir`` as its recorded kind when that is not a language run; ``False``
-    for a language run (or a directory with no ``run.json``, left to the language path's
-    own message)."""
+def _eval_by_kind(run_dir: Path, split: str, iteration: int | None, episodes: int | None) -> bool:
+    """Evaluate ``run_dir`` as its recorded kind when that is not a language run (or say,
+    in one line, why it has no held-out evaluation); ``False`` for a language run or a
+    directory with no ``run.json``, left to the language path and its own message."""
     from langmarl.cli.magrpo_commands import evaluate
     from langmarl.core.errors import ConfigError
     from langmarl.store.run import RunDir
