@@ -7,14 +7,23 @@ import os
 from pathlib import Path
 
 
-def process_start(pid: int) -> str | None:
-    """The start time of process ``pid`` (Linux ``/proc``), to tell a live run from a
-    recycled pid; ``None`` where unavailable."""
+def stat_fields(pid: int) -> list[str] | None:
+    """The fields of ``/proc/<pid>/stat`` after the command name (``[0]`` is the state,
+    ``[1]`` the parent pid, ``[11:13]`` user and system clock ticks, ``[19]`` the start
+    time); ``None`` when the process is gone or there is no ``/proc``. The name may hold
+    spaces and parentheses, so the split is after its last ``)``."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
-    return stat.rsplit(")", 1)[1].split()[19]
+    return stat.rsplit(")", 1)[1].split()
+
+
+def process_start(pid: int) -> str | None:
+    """The start time of process ``pid`` (Linux ``/proc``), to tell a live run from a
+    recycled pid; ``None`` where unavailable."""
+    fields = stat_fields(pid)
+    return None if fields is None else fields[19]
 
 
 def process_alive(pid: int, started: str | None) -> bool:

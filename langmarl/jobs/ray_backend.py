@@ -43,10 +43,9 @@ from langmarl.core.errors import BackendBusyError, ConfigError, MissingDependenc
 from langmarl.core.files import atomic_write_json, load_json_file
 from langmarl.jobs.local import StoredJobs
 from langmarl.jobs.process import GRACE_S, job_environment, run_command
-from langmarl.jobs.records import JOBS_DIR, LOG_FILE, JobRecord, config_file, outcome, run_info
+from langmarl.jobs.records import JOBS_DIR, LOG_FILE, JobRecord, config_file, outcome, run_state
 from langmarl.jobs.spec import KINDS, JobSpec, command
 from langmarl.store.lock import LOCK_FILE, RunLock
-from langmarl.store.run import true_status
 
 Sync = Literal["auto", "shared", "copy"]
 NAMESPACE = "langmarl-jobs"
@@ -298,7 +297,7 @@ class RayBackend(StoredJobs):
             return record
         actor = self._actor_of(job_id)
         if actor is None:  # its task stops the command; the job ends once the run has
-            if true_status(run_info(record.run_dir) or {}, "").get("status") == "running":
+            if run_state(record.run_dir).get("status") == "running":
                 return record
             gone = "its Ray actor is gone (the cluster restarted or the actor was killed)"
             return self._finish(record, None, error=gone)

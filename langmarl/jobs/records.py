@@ -164,6 +164,12 @@ def run_info(run_dir: str | Path) -> dict[str, Any] | None:
     return None
 
 
+def run_state(run_dir: str | Path) -> dict[str, Any]:
+    """The job's run's ``run.json`` with its status made true (a ``running`` run whose
+    process is gone reads ``failed``); empty before the run has one."""
+    return true_status(run_info(run_dir) or {}, KILLED_HINT)
+
+
 def log_tail(path: str | Path, lines: int = 5) -> str:
     """The last ``lines`` lines of a log (empty if there is none)."""
     try:
@@ -180,7 +186,7 @@ def outcome(record: JobRecord, exit_code: int | None) -> dict[str, Any]:
     a cancel asked for before the run finished, is ``cancelled``; exit 0 with a run that did
     not fail is ``completed``; anything else ``failed``, with the run's error or the log's
     tail."""
-    info = true_status(run_info(record.run_dir) or {}, KILLED_HINT)
+    info = run_state(record.run_dir)
     status = info.get("status")
     fields: dict[str, Any] = {"exit_code": exit_code, "ended_at": time.time(), "cores": []}
     if status == "completed" and exit_code in (0, None):

@@ -10,6 +10,8 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from langmarl.core.processes import stat_fields
+
 
 def ctrl_c_reaches_python() -> None:
     """``preexec_fn`` for a child the test will send SIGINT: restore SIGINT's default, which
@@ -68,5 +70,7 @@ def rss_mb(pid: int) -> float:
 
 def cpu_seconds(pid: int) -> float:
     """CPU seconds (user + system) process ``pid`` has used (Linux ``/proc``)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    fields = stat_fields(pid)
+    if fields is None:
+        raise ProcessLookupError(pid)
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

@@ -17,7 +17,7 @@ import ray
 from jobs_fakes import STUB_REPLY, language_job
 
 from langmarl.core.errors import BackendBusyError
-from langmarl.core.processes import process_alive
+from langmarl.core.processes import process_alive, stat_fields
 from langmarl.jobs import JobStore
 from langmarl.jobs.ray_backend import RayBackend
 from langmarl.store.run import RunDir
@@ -102,7 +102,9 @@ def test_a_killed_worker_takes_its_command_along_and_the_retry_resumes(
         run = RunDir((tmp_path / "runs" if sync == "auto" else node_root) / job_id)
         wait_until(lambda: len(run.metrics()) >= 1, timeout_s=180, what="one iteration")
         first = json.loads((run.path / "run.json").read_text())
-        worker = int(Path(f"/proc/{first['pid']}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        fields = stat_fields(first["pid"])
+        assert fields is not None, "the command ended before its worker was killed"
+        worker = int(fields[1])  # the Ray worker that started the command
         assert "run_job" in Path(f"/proc/{worker}/cmdline").read_text()
         os.kill(worker, signal.SIGKILL)
         gone = lambda: not process_alive(first["pid"], first["pid_started"])  # noqa: E731

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from langmarl.core.errors import SandboxError
+from langmarl.core.processes import stat_fields
 from langmarl.sandbox import SandboxLimits, SandboxResult, run_python, run_python_async
 
 
@@ -22,11 +23,8 @@ def _gone(pid: int) -> bool:
     """True once ``pid`` no longer runs (absent or a zombie awaiting its reaper)."""
     deadline = time.monotonic() + 3.0
     while time.monotonic() < deadline:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (FileNotFoundError, ProcessLookupError):
-            return True
-        if state in ("Z", "X"):
+        fields = stat_fields(pid)
+        if fields is None or fields[0] in ("Z", "X"):
             return True
         time.sleep(0.05)
     return False
