@@ -76,9 +76,6 @@ def test_cancel_on_the_cluster_ends_the_run_cancelled(cluster: None, tmp_path: P
         wait_until(lambda: "iteration 0" in _logs(backend, job_id), timeout_s=180, what="iter 0")
         assert backend.status(job_id).state == "running"
         assert not (tmp_path / "runs" / job_id / "run.json").exists()
-        impatient = RayBackend(tmp_path / "runs", sync="copy", answer_timeout_s=0)
-        with pytest.raises(BackendBusyError, match="did not answer within 0 s"):
-            impatient.logs(job_id)  # one clear error, not Ray's GetTimeoutError
         backend.cancel(job_id)
         record = backend.wait(job_id, timeout_s=120)
     assert (record.state, record.exit_code) == ("cancelled", 143)
@@ -117,3 +114,18 @@ def test_a_killed_worker_takes_its_command_along_and_the_retry_resumes(
     assert sorted(m["iteration"] for m in final.metrics()) == list(range(iterations))
     assert "cancelled (SIGTERM)" in final.file("logs/job.log").read_text()
     assert not node_root.exists()  # the node's copy is removed once synced
+
+
+def test_an_answer_that_does_not_come_in_time_is_one_clear_error(
+    cluster: None, tmp_path: Path
+) -> None:
+    """A job's actor that does not answer within ``answer_timeout_s`` (a busy cluster) is a
+    BackendBusyError naming the job, not Ray's GetTimeoutError; here the answer is a real
+    Ray task that takes 5 s."""
+    import time
+
+    backend = RayBackend(tmp_path / "runs", answer_timeout_s=0.2)
+    slow = ray.remote(lambda: time.sleep(5)).options(num_cpus=0).remote()
+    with pytest.raises(BackendBusyError, match=r"job j1 did not answer within 0\.2 s"):
+        backend._ask(slow, "j1")
+    ray.cancel(slow, force=True)
