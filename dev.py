@@ -147,15 +147,14 @@ def main(argv: list[str]) -> None:
         rest = argv[1:]
         if rest[:2] == ["--space", "language"]:
             name = f"poster-pool-{stamp}"
-            sets = ["--set", "experiment_dir=runs", "--set", f"exp_name={name}"]
+            sets = ["--set", f"run_id={name}"]
             run(BIN / "langmarl", *LANGUAGE_QUICKSTART, *sets, *rest[2:])
             run(BIN / "langmarl", "plot", f"runs/{name}")  # curves.png: the pool per round
             run(BIN / "langmarl", "eval", f"runs/{name}")  # ends with the held-out line
             return
         if rest[:2] == ["--space", "weights"]:
             rest = rest[2:]
-        output = f"trainer.output_dir=runs/quickstart-{stamp}"
-        run(BIN / "langmarl", *QUICKSTART, "--set", output, *rest)
+        run(BIN / "langmarl", *QUICKSTART, "--set", f"run_id=quickstart-{stamp}", *rest)
     else:
         sys.exit(__doc__)
 

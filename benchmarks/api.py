@@ -1,7 +1,7 @@
 """Latency of the dashboard's API over a large runs directory.
 
 Synthesises ``--runs`` runs (default 1,000; kinds mixed: magrpo, iac, maac, parl_grpo,
-p2p_session) holding ``--rows`` metrics rows in total (default 100,000), serves them with a
+p2p) holding ``--rows`` metrics rows in total (default 100,000), serves them with a
 real uvicorn on a free loopback port, and times over HTTP:
 
 * ``GET /api/runs`` (first page of 100, every run summarised): the first request (summaries
@@ -25,11 +25,11 @@ from pathlib import Path
 
 import httpx
 
+from langmarl.store import kinds
 from langmarl.testing.asgi import live_server
 from langmarl.web import create_app
 
-KINDS = ("magrpo", "iac", "maac", "parl_grpo", "p2p_session")
-SCORE = {"parl_grpo": "total_reward", "p2p_session": "intent_score"}
+KINDS = ("magrpo", "iac", "maac", "parl_grpo", "p2p")
 
 
 def synthesise(root: Path, runs: int, rows: int) -> None:
@@ -47,7 +47,7 @@ def synthesise(root: Path, runs: int, rows: int) -> None:
             "total_steps": per_run, "iterations": per_run, "best_score": rng.random(),
         }  # fmt: skip
         (run / "run.json").write_text(json.dumps(record))
-        key = SCORE.get(kind, "reward_mean")
+        key = kinds.get(kind).score_key
         lines = (
             json.dumps({"step": step, key: rng.random(), "loss": rng.random()})
             for step in range(1, per_run + 1)

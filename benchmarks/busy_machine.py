@@ -97,7 +97,7 @@ def blocks(quickstart: bool) -> list[tuple[str, list[str]]]:
         found.append((example.name, [*shell, example.code]))
     if quickstart:
         train = [str(BIN / "langmarl"), "magrpo", "train", "configs/magrpo/quickstart.json"]
-        found.append(("quickstart (weights)", [*train, "--set", "trainer.output_dir=runs/qs"]))
+        found.append(("quickstart (weights)", [*train, "--set", "run_id=qs"]))
     return found
 
 

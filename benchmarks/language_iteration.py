@@ -167,7 +167,7 @@ def run_iteration(
             num_iterations=2,
             trajectories_per_iteration=episodes,
             llm=llm,
-            experiment_dir=tmp,
+            runs_dir=tmp,
             checkpoint_dir=f"{tmp}/ckpt",
             max_workers=workers,
             episode_generation_workers=workers,

@@ -73,7 +73,7 @@ def language(
     seed: int, out: Path, rounds: int, space: str = "language", extra: list[str] | None = None
 ) -> dict[str, Any]:
     name = f"{space}-seed{seed}"
-    sets = [f"seed={seed}", f"exp_name={name}", f"experiment_dir={out}", f"num_iterations={rounds}"]
+    sets = [f"seed={seed}", f"exp_name={name}", f"runs_dir={out}", f"num_iterations={rounds}"]
     train = [str(LANGMARL), "train", "configs/poster_pool.json"]
     for item in [*sets, *(extra or [])]:
         train += ["--set", item]
@@ -99,7 +99,8 @@ def weights(seed: int, out: Path, steps: int) -> dict[str, Any]:
     run_dir = out / f"weights-seed{seed}"
     command = [
         str(LANGMARL), "magrpo", "train", "configs/magrpo/quickstart.json", "--no-plot",
-        "--set", f"trainer.output_dir={run_dir}", "--set", f"trainer.seed={seed}",
+        "--set", f"runs_dir={run_dir.parent}", "--set", f"run_id={run_dir.name}",
+        "--set", f"seed={seed}",
         "--set", f"trainer.max_steps={steps}", "--set", "trainer.num_train_epochs=100",
     ]  # fmt: skip
     seconds, before, after = timed(command, out / f"weights-seed{seed}.log")

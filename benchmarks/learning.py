@@ -6,7 +6,7 @@ command ``langmarl magrpo train``. Prints per seed the wall time, the mean rewar
 and the last 10 steps, and the held-out reward (greedy, n=30) of the untrained and the trained
 agents; writes ``docs/magrpo_poster_learning.{png,json}``.
 
-``quickstart``: runs ``python3 dev.py quickstart --set trainer.seed=S`` once per seed, one
+``quickstart``: runs ``python3 dev.py quickstart --set seed=S`` once per seed, one
 after the other, and prints its wall time and the closing ``Held-out reward`` line.
 
     .venv/bin/python benchmarks/learning.py weights --seeds 0 1
@@ -45,7 +45,8 @@ def weights(seeds: list[int], config: str, out: Path, threads: int) -> None:
         run_dir = out / f"seed{seed}"
         command = [
             str(LANGMARL), "magrpo", "train", config, "--no-plot",
-            "--set", f"trainer.output_dir={run_dir}", "--set", f"trainer.seed={seed}",
+            "--set", f"runs_dir={run_dir.parent}", "--set", f"run_id={run_dir.name}",
+            "--set", f"seed={seed}",
             "--set", f"trainer.num_threads={threads}",
         ]  # fmt: skip
         log = (out / f"seed{seed}.log").open("w")
@@ -129,7 +130,7 @@ def quickstart(seeds: list[int]) -> None:
         print(f"seed {seed}: load average before {load_average()}", flush=True)
         began = time.perf_counter()
         result = subprocess.run(
-            ["python3", "dev.py", "quickstart", "--set", f"trainer.seed={seed}"],
+            ["python3", "dev.py", "quickstart", "--set", f"seed={seed}"],
             cwd=ROOT,
             capture_output=True,
             text=True,

@@ -38,7 +38,8 @@ def train(seed: int, precision: str, steps: int, out: Path) -> dict[str, Any]:
     run_dir = out / f"{precision}-seed{seed}"
     command = [
         str(LANGMARL), "magrpo", "train", "configs/magrpo/quickstart.json", "--no-plot",
-        "--set", f"trainer.output_dir={run_dir}", "--set", f"trainer.seed={seed}",
+        "--set", f"runs_dir={run_dir.parent}", "--set", f"run_id={run_dir.name}",
+        "--set", f"seed={seed}",
         "--set", f"trainer.max_steps={steps}", "--set", f"trainer.sampling_precision={precision}",
     ]  # fmt: skip
     load_before, began = os.getloadavg()[0], time.perf_counter()

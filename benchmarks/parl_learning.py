@@ -2,7 +2,7 @@
 one run per seed, and the curves it writes.
 
 For each seed (sequentially, one fresh process each, one torch thread): run
-``langmarl parl grpo --config CONFIG --set grpo.seed=S --set grpo.output_dir=RUNS/seedS``,
+``langmarl parl grpo --config CONFIG --set seed=S --set runs_dir=RUNS --set run_id=seedS``,
 sampling the load average every 30 s meanwhile; then read the run's ``parl_curves.json`` and
 print the mean of the first k and the last k steps of total reward, r_perf, r_parallel,
 sub-agents, critical steps, serial steps and speed-up. Writes the curves and summaries as
@@ -89,7 +89,8 @@ def run_seed(args: argparse.Namespace, seed: int, kind: str) -> dict[str, Any]:
     out = args.runs / (f"seed{seed}" if kind == "trained" else f"untrained_seed{seed}")
     langmarl = str(Path(sys.executable).parent / "langmarl")
     command = [langmarl, "parl", "grpo", "--config", str(args.config),
-               "--set", f"grpo.seed={seed}", "--set", f"grpo.output_dir={out}"]  # fmt: skip
+               "--set", f"seed={seed}", "--set", f"runs_dir={out.parent}",
+               "--set", f"run_id={out.name}"]  # fmt: skip
     if args.steps:
         command += ["--set", f"grpo.num_steps={args.steps}"]
     if kind == "untrained":

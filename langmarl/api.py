@@ -26,13 +26,15 @@ def build_trainer(
 
     Args:
         config: The run config.
-        run_id: Run directory name (default ``config.exp_name``; the same id resumes).
+        run_id: Run directory name (default ``config.run_id``, else ``config.exp_name``;
+            the same id resumes).
         callbacks: Trainer callbacks (default: logging + checkpoint export). The
             environment's training hooks (e.g. λ annealing on ``parallel_tasks``) are
             always added.
-        store: Where runs live (default ``LocalStore(config.experiment_dir)``).
+        store: Where runs live (default ``LocalStore(config.runs_dir)``).
     """
-    return assemble_trainer(config, run_id=run_id, callbacks=callbacks, store=store)
+    chosen = run_id if run_id is not None else config.run_id
+    return assemble_trainer(config, run_id=chosen, callbacks=callbacks, store=store)
 
 
 def train(config_path: str | Path, **overrides: Any) -> list[dict[str, Any]]:
@@ -42,7 +44,7 @@ def train(config_path: str | Path, **overrides: Any) -> list[dict[str, Any]]:
         config_path: A JSON (or YAML) config file.
         **overrides: Config values to change, e.g. ``num_iterations=10``; dotted keys such
             as ``**{"llm.max_tokens": 64}`` reach nested fields. ``run_id=...`` names the
-            run directory (default: the config's ``exp_name``).
+            run directory inside ``runs_dir`` (default: the config's ``exp_name``).
 
     Returns:
         The statistics of every finished iteration of the run.
@@ -50,6 +52,4 @@ def train(config_path: str | Path, **overrides: Any) -> list[dict[str, Any]]:
     Example:
         >>> langmarl.train("configs/quickstart.json", num_iterations=1)  # doctest: +SKIP
     """
-    run_id = overrides.pop("run_id", None)
-    config = load_config(config_path, overrides)
-    return build_trainer(config, run_id=run_id).train()
+    return build_trainer(load_config(config_path, overrides)).train()

@@ -30,7 +30,7 @@ def test_train_runs_resumes_and_applies_overrides(tmp_path: Path) -> None:
                     "trajectories_per_iteration": 2,
                     "llm": stub.llm_config(),
                     "seed": 0,
-                    "experiment_dir": str(tmp_path / "runs"),
+                    "runs_dir": str(tmp_path / "runs"),
                     "checkpoint_dir": str(tmp_path / "ck"),
                 }
             )

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from langmarl.store.catalog import find_runs
 from langmarl.store.run import RunDir
 from langmarl.testing.readme import Example, ReadmeExampleError, parse_examples
 
@@ -52,15 +53,15 @@ def _llm(work: Path, out: str) -> None:
 
 
 def _language_cli(work: Path, out: str) -> None:
-    _completed(work / "experiments/quick")
-    assert "iteration 0: avg reward" in out
-    assert list((work / "experiments/quick/evals").glob("test_*.json")), "no eval written"
+    _completed(work / "runs/quick")
+    assert "iteration 1: avg reward" in out
+    assert list((work / "runs/quick/evals").glob("test_*.json")), "no eval written"
     # `langmarl runs`: the only language run so far, completed, on one line of its table
     assert re.search(r"^quick\s+language\s+completed\s+1/1 iter\.", out, re.MULTILINE), out[-2000:]
 
 
 def _language_python(work: Path, out: str) -> None:
-    _completed(work / "experiments/quick-py")
+    _completed(work / "runs/quick-py")
     assert re.search(r"^1 iteration, avg reward \d", out, re.MULTILINE), out
 
 
@@ -105,8 +106,8 @@ def _parl_grpo(work: Path, out: str) -> None:
 
 
 def _parl_python(work: Path, out: str) -> None:
-    _completed(work / "experiments/parl-quick")
-    assert (work / "experiments/parl-quick/parl_curves.json").is_file()
+    _completed(work / "runs/parl-quick")
+    assert (work / "runs/parl-quick/parl_curves.json").is_file()
 
 
 def _tracked(work: Path, out: str) -> None:
@@ -127,7 +128,7 @@ CHECKS: dict[str, Callable[[Path, str], None]] = {
     'run_id="quick-py"': _language_python,
     "SingleStepEnv(StaticDataset": _text_envs,
     "--policy ramp": _pistonball_ramp,
-    "runs/writing-quick": _magrpo_cli,
+    "run_id=writing-quick": _magrpo_cli,
     'output_dir="runs/magrpo-quick"': _magrpo_python,
     "smoke.yaml --iterations 1 --timesteps 512": _p2p_cli,
     "smoke.yaml --limit 1 --iterations 1": _p2p_bench,
@@ -222,3 +223,6 @@ def test_quick_readme_example_runs_as_written(example: Example, workdir: Path) -
     output = done.stdout + done.stderr
     assert done.returncode == 0, f"README {example.name} failed:\n{output[-3000:]}"
     check(workdir, done.stdout)
+    # every run the block made is where `langmarl dashboard` (no flags) and `langmarl runs` look
+    outside = [r.path for r in find_runs(workdir) if workdir / "runs" not in r.path.parents]
+    assert not outside, f"README {example.name} wrote runs outside runs/: {outside}"

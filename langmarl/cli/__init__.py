@@ -20,6 +20,7 @@ COMMAND_MODULES = [
     "langmarl.cli.magrpo_commands",
     "langmarl.cli.p2p_commands",
     "langmarl.cli.train_commands",
+    "langmarl.cli.eval_commands",
     "langmarl.cli.runs_commands",
     "langmarl.cli.parl_commands",
     "langmarl.cli.plot_commands",

@@ -107,6 +107,34 @@ PORT = typer.Option(
     None, "--port", min=1, max=65535, help="--base-url http://127.0.0.1:PORT/v1 (langmarl serve)."
 )
 
+RUNS_DIR_HELP = "The directory holding runs (default: runs/)."
+OLD_DIR = typer.Option(None, "--dir", hidden=True, help="Deprecated: use --runs-dir.")
+"""``--dir``: the old name of ``--runs-dir``, read for one release (:func:`runs_dir_given`)."""
+
+
+def runs_dir_given(runs_dir: Any, old: Any) -> Any:
+    """``--runs-dir``, or the deprecated ``--dir`` given in its place (one deprecation line);
+    for a repeatable option, the directories of both.
+
+    Raises:
+        ConfigError: if both name one directory each and they differ.
+    """
+    from langmarl.core.deprecation import deprecated
+
+    if old is None or old == []:
+        return runs_dir
+    deprecated("--dir", "`--runs-dir` (the directory holding runs)")
+    if runs_dir is None or runs_dir == []:
+        return old
+    if isinstance(old, list):
+        return [*runs_dir, *old]
+    if runs_dir != old:
+        raise ConfigError(
+            f"--runs-dir {str(runs_dir)!r} and --dir {str(old)!r} disagree: give --runs-dir only"
+        )
+    return runs_dir
+
+
 CONFIG_ALIAS = typer.Option(None, "--config", help="The config file (same as CONFIG).")
 """``--config FILE``: where a command took its config as an option before CONFIG was
 positional, kept so old command lines still work."""

@@ -54,28 +54,35 @@ def show(
 
 
 def config_kind(data: dict[str, Any]) -> ConfigKind:
-    """Which command's loader reads a config with these top-level keys (module docstring)."""
+    """Which command's loader reads a config with these top-level keys (module docstring);
+    the keys every kind has (``runs_dir``, ``run_id``, ``seed``) tell none apart."""
+    from langmarl.config.runs_root import SHARED_KEYS
     from langmarl.magrpo.run import RunConfig
     from langmarl.p2p.loop_config import LoopConfig
 
+    keys = data.keys() - set(SHARED_KEYS)
     if isinstance(data.get("env"), str):
         return "env"
-    if "grpo" in data:
+    if "grpo" in data or isinstance(data.get("env"), dict):
         return "parl_grpo"
-    if data.keys() & RunConfig.model_fields.keys():
+    if keys & RunConfig.model_fields.keys():
         return "magrpo"
-    if data.keys() & LoopConfig.model_fields.keys():
+    if keys & (LoopConfig.model_fields.keys() | {"seeds"}):
         return "p2p"
     return "env"
 
 
-COMMANDS: dict[ConfigKind, str] = {
-    "env": "langmarl train",
-    "magrpo": "langmarl magrpo train",
-    "parl_grpo": "langmarl parl grpo",
-    "p2p": "langmarl p2p run",
-}
-"""The command that trains each kind of config."""
+RUN_KINDS: dict[ConfigKind, str] = {
+    "env": "language", "magrpo": "magrpo", "parl_grpo": "parl_grpo", "p2p": "p2p",
+}  # fmt: skip
+"""The kind of run each kind of config trains (its command: the kind's spec)."""
+
+
+def command_for(config: ConfigKind) -> str:
+    """``langmarl magrpo train``: the command that trains a config of this kind."""
+    from langmarl.store import kinds
+
+    return " ".join(("langmarl", *kinds.get(RUN_KINDS[config]).command))
 
 
 def require_config_kind(path: str | Path, expected: ConfigKind) -> None:
@@ -94,8 +101,8 @@ def require_config_kind(path: str | Path, expected: ConfigKind) -> None:
         return
     if found != expected:
         raise ConfigError(
-            f"{path} is a {found} config, not one for `{COMMANDS[expected]}`: run "
-            f"`{COMMANDS[found]} {path}`"
+            f"{path} is a {found} config, not one for `{command_for(expected)}`: run "
+            f"`{command_for(found)} {path}`"
         )
 
 
@@ -123,11 +130,10 @@ def _magrpo_run(path: Path, overrides: dict[str, Any]) -> dict[str, Any]:
 
 def _parl_grpo(path: Path, overrides: dict[str, Any]) -> dict[str, Any]:
     from langmarl.cli.parl_commands import read_grpo_sections
-    from langmarl.parl.grpo_config import OrchestratorGRPOConfig
+    from langmarl.parl.grpo_config import GRPOFile
 
-    data = read_grpo_sections(path, overrides)
-    grpo = OrchestratorGRPOConfig.from_mapping(data.get("grpo", {}))
-    return {"env": data.get("env", {}), "grpo": grpo.model_dump(mode="json")}
+    loaded = GRPOFile.from_mapping(read_grpo_sections(path, overrides), str(path))
+    return loaded.model_dump(mode="json") | {"grpo": loaded.grpo_config().model_dump(mode="json")}
 
 
 def _p2p_loop(path: Path, overrides: dict[str, Any]) -> dict[str, Any]:

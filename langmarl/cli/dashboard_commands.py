@@ -7,7 +7,8 @@ from pathlib import Path
 import typer
 
 from langmarl.cli.common import console, err_console
-from langmarl.web.defaults import DEFAULT_HOST, DEFAULT_PORT, DEFAULT_RUNS_DIR, TOKEN_ENV
+from langmarl.core.runs_dir import DEFAULT_RUNS_DIR
+from langmarl.web.defaults import DEFAULT_HOST, DEFAULT_PORT, TOKEN_ENV
 
 
 def register(app: typer.Typer) -> None:

@@ -10,11 +10,15 @@ from typing import TYPE_CHECKING
 import typer
 
 from langmarl.cli.common import SET_OPTION_HELP, console, parse_overrides
+from langmarl.core.runs_dir import DEFAULT_RUNS_DIR
 
 if TYPE_CHECKING:
     from langmarl.jobs import Backend, JobRecord
 
-RUNS_DIR_HELP = "Where runs land (<runs-dir>/<job id>) and jobs are recorded."
+RUNS_DIR = typer.Option(
+    Path(DEFAULT_RUNS_DIR), "--runs-dir", help="Where runs land and jobs are recorded."
+)
+"""``--runs-dir``: a job's run lands in ``<runs-dir>/<job id>``."""
 STATE_COLOURS = {"queued": "cyan", "running": "yellow", "completed": "green", "failed": "red",
                  "cancelled": "magenta"}  # fmt: skip
 
@@ -59,7 +63,7 @@ def submit(
     address: str | None = typer.Option(
         None, "--address", help="Ray: 'auto' or ray://host:10001 (default: a local cluster)."
     ),
-    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help=RUNS_DIR_HELP),
+    runs_dir: Path = RUNS_DIR,
     wait: bool = typer.Option(False, "--wait", help="Wait for the job to end."),
 ) -> None:
     """Validate a config and run its training command as a job."""
@@ -88,7 +92,7 @@ def submit(
 
 
 def list_jobs(
-    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help=RUNS_DIR_HELP),
+    runs_dir: Path = RUNS_DIR,
 ) -> None:
     """The jobs of a runs directory, newest first."""
     from rich.table import Column, Table
@@ -109,7 +113,7 @@ def list_jobs(
 
 def status(
     job_id: str = typer.Argument(..., help="The job id (see `langmarl jobs list`)."),
-    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help=RUNS_DIR_HELP),
+    runs_dir: Path = RUNS_DIR,
     as_json: bool = typer.Option(False, "--json", help="Print the job record as JSON."),
 ) -> None:
     """A job's state, run directory, exit code and error."""
@@ -122,7 +126,7 @@ def status(
 
 def cancel(
     job_id: str = typer.Argument(..., help="The job id."),
-    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help=RUNS_DIR_HELP),
+    runs_dir: Path = RUNS_DIR,
     wait: bool = typer.Option(True, "--wait/--no-wait", help="Wait until it has stopped."),
 ) -> None:
     """Stop a job gracefully: its run ends `cancelled`, its files intact."""
@@ -135,7 +139,7 @@ def cancel(
 
 def logs(
     job_id: str = typer.Argument(..., help="The job id."),
-    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help=RUNS_DIR_HELP),
+    runs_dir: Path = RUNS_DIR,
     tail: int | None = typer.Option(None, "--tail", min=0, help="Only the last N lines."),
     follow: bool = typer.Option(False, "--follow", "-f", help="Keep printing until it ends."),
 ) -> None:

@@ -95,7 +95,7 @@ def _train_locked(run: RunConfig, resume: str | None, plot: bool) -> None:
 
 
 def _finished(run: RunConfig, resume: str | None) -> bool:
-    """Whether ``output_dir`` holds a completed run. Rerunning it refuses (a new run needs
+    """Whether the run directory holds a completed run. Rerunning it refuses (a new run needs
     a new directory); ``--resume`` says there is nothing left and shows the result.
 
     Raises:
@@ -121,7 +121,7 @@ def _finished(run: RunConfig, resume: str | None) -> bool:
     if not resume:
         raise ConfigError(
             f"{done}: its results are in {output}/ (metrics.jsonl, heldout.json, curves.png). "
-            "To train again, give it a new directory: --set trainer.output_dir=runs/<new name>"
+            "To train again, give it a new directory: --set run_id=<new name>"
         )
     console.print(f"Nothing to resume: {done}.", soft_wrap=True, highlight=False)
     return True
@@ -143,7 +143,7 @@ def _status_after_training(trainer: WeightSpaceTrainer) -> Iterator[None]:
 
 
 def evaluate(
-    run_dir: Path = typer.Argument(..., help="A run's output_dir (holds run_config.json)."),
+    run_dir: Path = typer.Argument(..., help="A run directory (holds run_config.json)."),
     checkpoint: str = typer.Option(
         "latest", help="The trained agents: 'latest' or a checkpoints/step-* directory."
     ),
@@ -188,7 +188,7 @@ def _train_with_progress(trainer: WeightSpaceTrainer) -> None:
         def step_with_progress(examples: list[dict[str, object]]) -> dict[str, float]:
             metrics = original(examples)
             progress.advance(bar)
-            step = trainer.step + trainer.first_metrics_step  # the step metrics.jsonl names
+            step = trainer.step + 1  # the step metrics.jsonl names (from 1)
             progress.console.print(
                 f"step {step}: reward {metrics['reward_mean']:.3f} "
                 f"return {metrics['return_mean']:.3f}"

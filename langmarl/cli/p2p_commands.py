@@ -34,7 +34,9 @@ ITERATIONS = typer.Option(None, "--iterations", min=1, help="Max iterations.")
 TIMESTEPS = typer.Option(None, "--timesteps", min=1, help="PPO steps per run.")
 LLM = typer.Option("local", help="LLM preset or config file for the agents.")
 VLM = typer.Option(None, help="Multimodal preset for the video judge.")
-RUNS_DIR = typer.Option(Path("runs"), "--runs-dir", help="Where sessions are written.")
+RUNS_DIR = typer.Option(
+    None, "--runs-dir", help="Where sessions are written (default: the config's runs_dir, runs/)."
+)
 OVERRIDES = typer.Option(None, "--set", help=SET_OPTION_HELP)
 CONFIG = typer.Argument(None, help="LoopConfig file (YAML/JSON), e.g. configs/p2p/smoke.yaml.")
 
@@ -45,6 +47,7 @@ def loop_config(
     timesteps: int | None,
     overrides: dict[str, Any],
     config_file: Path | None = None,
+    runs_dir: Path | None = None,
 ) -> Any:
     """The session's ``LoopConfig``: the file (if any), then the options, then ``--set``."""
     from langmarl.config.loading import apply_overrides, read_mapping
@@ -58,6 +61,8 @@ def loop_config(
         data["max_iterations"] = iterations
     if timesteps is not None:
         data["total_timesteps"] = timesteps
+    if runs_dir is not None:
+        data["runs_dir"] = str(runs_dir)
     source = str(config_file) if config_file else "command-line options"
     return validate_model(LoopConfig, apply_overrides(data, overrides), source)
 
@@ -84,25 +89,24 @@ def run(
     timesteps: int | None = TIMESTEPS,
     llm: str = LLM,
     vlm: str | None = VLM,
-    runs_dir: Path = RUNS_DIR,
+    runs_dir: Path | None = RUNS_DIR,
     overrides: list[str] | None = OVERRIDES,
     config_file: Path | None = CONFIG,
     config_option: Path | None = CONFIG_ALIAS,
 ) -> None:
-    """Run one Prompt2Policy session and print its status and best iteration (a killed,
-    stopped or failed session continues with `langmarl p2p resume SESSION_DIR`)."""
+    """Run one Prompt2Policy session into <runs_dir>/<run_id> and print its status and best
+    iteration (a killed, stopped or failed session continues with `langmarl p2p resume
+    SESSION_DIR`)."""
     from langmarl.p2p.loop import new_session_id, run_loop
 
     path = config_argument(config_file, config_option)
-    config = loop_config(env, iterations, timesteps, parse_overrides(overrides), path)
+    config = loop_config(env, iterations, timesteps, parse_overrides(overrides), path, runs_dir)
     text, vision = _clients(llm, vlm)
-    session_id = new_session_id()
-    console.print(f"p2p session {Path(runs_dir) / session_id} on {config.env_id}")
-    with session_progress(Path(runs_dir) / session_id, config.max_iterations):
-        result = run_loop(
-            intent, config, llm=text, vlm=vision, runs_dir=runs_dir, session_id=session_id
-        )
-    _report(result, Path(runs_dir) / result.session_id)
+    session_dir = Path(config.runs_dir) / (config.run_id or new_session_id())
+    console.print(f"p2p session {session_dir} on {config.env_id}")
+    with session_progress(session_dir, config.max_iterations):
+        result = run_loop(intent, config, llm=text, vlm=vision, session_id=session_dir.name)
+    _report(result, session_dir)
 
 
 def resume(
@@ -151,7 +155,7 @@ def bench(
     timesteps: int | None = TIMESTEPS,
     llm: str = LLM,
     vlm: str | None = VLM,
-    runs_dir: Path = RUNS_DIR,
+    runs_dir: Path | None = RUNS_DIR,
     overrides: list[str] | None = OVERRIDES,
     config_file: Path | None = CONFIG,
     config_option: Path | None = CONFIG_ALIAS,
@@ -161,8 +165,10 @@ def bench(
 ) -> None:
     """Run a session per CSV row; report success rate and mean score per group.
 
-    ``bench.json`` is rewritten after every case (``"complete": false`` until the last), so
-    a bench stopped part-way keeps the cases it finished.
+    The sessions land in ``<runs_dir>/bench_<time>/`` (each with a new session id: a
+    config's ``run_id`` is not used). ``bench.json`` is rewritten after every case
+    (``"complete": false`` until the last), so a bench stopped part-way keeps the cases it
+    finished.
     """
     import time
 
@@ -173,10 +179,12 @@ def bench(
     path = config_argument(config_file, config_option)
     cases = read_cases(cases_csv)[:limit]
     text, vision = _clients(llm, vlm)
-    bench_dir = runs_dir / f"bench_{time.strftime('%Y%m%d_%H%M%S', time.gmtime())}"
+    settings = parse_overrides(overrides)
+    root = Path(loop_config(None, None, None, settings, path, runs_dir).runs_dir)
+    bench_dir = root / f"bench_{time.strftime('%Y%m%d_%H%M%S', time.gmtime())}"
     outcomes = []
     for index, case in enumerate(cases, 1):
-        config = loop_config(case.env_id, iterations, timesteps, parse_overrides(overrides), path)
+        config = loop_config(case.env_id, iterations, timesteps, settings, path)
         session_id = new_session_id()
         title = f"case {index}/{len(cases)} ({case.env_id}) · "
         with session_progress(bench_dir / session_id, config.max_iterations, title):

@@ -30,7 +30,9 @@ def register(app: typer.Typer) -> None:
 def train(
     config: Path = typer.Argument(..., help="A parallel_tasks config (configs/parl/*.json)."),
     overrides: list[str] = typer.Option(None, "--set", help=SET_OPTION_HELP),
-    run_id: str = typer.Option(None, help="Run directory name (default: exp_name)."),
+    run_id: str | None = typer.Option(
+        None, help="Run directory name (= --set run_id=ID; default: exp_name)."
+    ),
 ) -> None:
     """Language space: optimize the orchestrator's prompt, λ annealed per iteration."""
     from langmarl.config.loading import load_config
@@ -39,10 +41,11 @@ def train(
     from langmarl.parl.curves import CURVES_FILE
     from langmarl.parl.language import build_parl_trainer
 
-    loaded = load_config(config, parse_overrides(overrides))
+    chosen = parse_overrides(overrides) | ({"run_id": run_id} if run_id is not None else {})
+    loaded = load_config(config, chosen)
     if not isinstance(loaded, ParallelTasksConfig):
         raise ConfigError(f"{config} has env={loaded.env!r}; `parl train` needs parallel_tasks")
-    trainer = build_parl_trainer(loaded, run_id=run_id)
+    trainer = build_parl_trainer(loaded)
     trainer.train()
     _print_curve(trainer.store.read_json(trainer.run_id, CURVES_FILE, {}))
     console.print(f"run directory: {trainer.store.run_dir(trainer.run_id)}")
@@ -64,48 +67,36 @@ def grpo(
 
     path = config_argument(config, config_option)
     env, grpo_config = build_grpo(read_grpo_sections(path, parse_overrides(overrides)))
-    with RunLock(grpo_config.output_dir):  # two processes never write one output_dir
+    with RunLock(grpo_config.output_dir):  # two processes never write one run directory
         trainer = OrchestratorGRPO(env, grpo_config)
         trainer.train(resume_from=resume)
     _print_curve({"curve": trainer.metrics})
     console.print(f"curves: {Path(trainer.config.output_dir) / 'parl_curves.json'}")
 
 
-GRPO_SECTIONS = ("env", "grpo")
-"""The sections of a ``parl grpo`` config file."""
-
-
 def build_grpo(data: dict[str, Any]) -> tuple[Any, Any]:
-    """``(ParallelTasksEnv, OrchestratorGRPOConfig)`` from a config's sections.
-
-    ``env`` holds ``ParallelTasksEnv`` keywords plus ``subagent_llm``: a preset name or an
-    ``LLMConfig`` mapping (``{"preset": "local", "temperature": 0}``), default ``local``.
-    ``grpo.num_threads`` also caps the embedded engine's threads (``LANGMARL_TORCH_THREADS``)
-    unless that variable is set.
+    """``(ParallelTasksEnv, OrchestratorGRPOConfig)`` from a config file's contents
+    (:class:`~langmarl.parl.grpo_config.GRPOFile`: sections ``env`` and ``grpo``, and
+    ``runs_dir``/``run_id``/``seed``). ``grpo.num_threads`` also caps the embedded engine's
+    threads (``LANGMARL_TORCH_THREADS``) unless that variable is set.
 
     Raises:
-        ConfigError: for an unknown section or an invalid value, saying which.
+        ConfigError: for an unknown key or an invalid value, saying which.
     """
     import os
 
     from langmarl.core.environment import THREADS_ENV_VAR
-    from langmarl.core.errors import ConfigError
-    from langmarl.core.validation import did_you_mean
     from langmarl.envs.parallel.env import ParallelTasksEnv
     from langmarl.llm.client import LLMClient
     from langmarl.llm.config import LLMConfig
     from langmarl.llm.presets import get_llm_config
-    from langmarl.parl.grpo_config import OrchestratorGRPOConfig
+    from langmarl.parl.grpo_config import GRPOFile
 
-    for key in data:
-        if key not in GRPO_SECTIONS:
-            hint = did_you_mean(str(key), GRPO_SECTIONS)
-            raise ConfigError(f"unknown section {key!r} in the parl grpo config.{hint} "
-                              f"Sections: {', '.join(GRPO_SECTIONS)}")  # fmt: skip
-    grpo_config = OrchestratorGRPOConfig.from_mapping(data.get("grpo", {}))
+    loaded = GRPOFile.from_mapping(data, "the parl grpo config")
+    grpo_config = loaded.grpo_config()
     if grpo_config.num_threads and not os.environ.get(THREADS_ENV_VAR):  # empty: unset
         os.environ[THREADS_ENV_VAR] = str(grpo_config.num_threads)
-    env_kwargs = dict(data.get("env", {}))
+    env_kwargs = dict(loaded.env)
     llm = env_kwargs.pop("subagent_llm", "local")
     llm_config = LLMConfig.from_dict(llm) if isinstance(llm, dict) else get_llm_config(str(llm))
     env = ParallelTasksEnv(subagent_llm=LLMClient(llm_config, role="subagent"), **env_kwargs)

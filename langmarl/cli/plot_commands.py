@@ -6,6 +6,8 @@ from pathlib import Path
 
 import typer
 
+from langmarl.cli.common import OLD_DIR, RUNS_DIR_HELP, runs_dir_given
+
 
 def register(app: typer.Typer) -> None:
     """Add the ``plot`` command to ``app``."""
@@ -13,13 +15,12 @@ def register(app: typer.Typer) -> None:
 
 
 def plot(
-    run: str = typer.Argument(..., help="A run directory, or a run id under --dir."),
+    run: str = typer.Argument(..., help="A run directory, or a run id under --runs-dir."),
     output: Path = typer.Option(
         None, "--output", "-o", help="PNG to write (default: RUN/curves.png)."
     ),
-    directory: Path = typer.Option(
-        None, "--dir", help="Where to look up a run id (default: experiments/, then runs/)."
-    ),
+    runs_dir: Path | None = typer.Option(None, "--runs-dir", help=RUNS_DIR_HELP),
+    old_dir: Path | None = OLD_DIR,
 ) -> None:
     """Plot a run's curves into one PNG and print its path.
 
@@ -28,5 +29,5 @@ def plot(
     """
     from langmarl.plots import plot_run, resolve_run
 
-    path = plot_run(resolve_run(run, directory), output)
+    path = plot_run(resolve_run(run, runs_dir_given(runs_dir, old_dir)), output)
     typer.echo(str(path))  # plain stdout, unwrapped: scripts read the path

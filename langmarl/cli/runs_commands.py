@@ -8,14 +8,20 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from langmarl.cli.common import console
+from langmarl.cli.common import OLD_DIR, RUNS_DIR_HELP, console, runs_dir_given
+from langmarl.core.runs_dir import DEFAULT_RUNS_DIR
 
 if TYPE_CHECKING:
     from langmarl.store.catalog import RunSummary
 
-DEFAULT_DIRS = (Path("experiments"), Path("runs"))
-"""Searched when no ``--dir`` is given: where language runs and every other space's runs
-land by default."""
+OLD_LANGUAGE_DIR = Path("experiments")
+"""Where language runs landed before every space shared one runs root (``experiment_dir``'s
+old default): searched too, while it exists, when no ``--runs-dir`` is given."""
+
+
+def default_roots() -> list[Path]:
+    """``runs/``, and ``experiments/`` if it exists."""
+    return [Path(DEFAULT_RUNS_DIR), *([OLD_LANGUAGE_DIR] if OLD_LANGUAGE_DIR.is_dir() else [])]
 
 
 def register(app: typer.Typer) -> None:
@@ -31,25 +37,28 @@ def register(app: typer.Typer) -> None:
 
 def list_runs(
     ctx: typer.Context,
-    directory: list[Path] = typer.Option(
-        None, "--dir", help="Directory to search (repeatable; default: experiments/ and runs/)."
+    runs_dir: list[Path] = typer.Option(
+        None, "--runs-dir", help="Directory holding runs (repeatable; default: runs/)."
     ),
+    old_dir: list[Path] = OLD_DIR,
     kind: str | None = typer.Option(None, "--kind", help="Only runs of this kind."),
     status: str | None = typer.Option(None, "--status", help="Only runs with this status."),
 ) -> None:
     """List the runs under the directories with kind, status, progress and score."""
     from langmarl.core.errors import ConfigError
     from langmarl.core.validation import did_you_mean
+    from langmarl.store import kinds
     from langmarl.store.catalog import LISTED_STATUSES, find_runs
-    from langmarl.store.run import RUN_KINDS
 
     if ctx.invoked_subcommand is not None:
         return
-    for value, known, what in ((kind, RUN_KINDS, "kind"), (status, LISTED_STATUSES, "status")):
+    if kind is not None and kinds.find(kind) is not None:
+        kind = kinds.get(kind).name  # an older name of the kind lists its runs too
+    for value, known, what in ((kind, kinds.names(), "kind"), (status, LISTED_STATUSES, "status")):
         if value is not None and value not in known:
             hint = did_you_mean(value, known)
             raise ConfigError(f"unknown {what} {value!r}.{hint} Choose from {', '.join(known)}")
-    roots = list(directory or DEFAULT_DIRS)
+    roots = list(runs_dir_given(runs_dir, old_dir) or default_roots())
     found = {root: find_runs(root, kind=kind, status=status) for root in roots}
     if not any(found.values()):
         console.print(f"No runs in {', '.join(str(r) for r in roots)}.")
@@ -103,14 +112,16 @@ def _when(timestamp: float) -> str:
 
 
 def show(
-    run: str = typer.Argument(..., help="A run directory, or a run id under --dir."),
-    directory: Path | None = typer.Option(None, "--dir", help="Where to look up a run id."),
+    run: str = typer.Argument(..., help="A run directory, or a run id under --runs-dir."),
+    runs_dir: Path | None = typer.Option(None, "--runs-dir", help=RUNS_DIR_HELP),
+    old_dir: Path | None = OLD_DIR,
 ) -> None:
     """One run in detail: status, progress and what its kind has to show."""
     from langmarl.plots.api import resolve_run
+    from langmarl.store import kinds
     from langmarl.store.catalog import describe
 
-    summary = describe(resolve_run(run, directory))
+    summary = describe(resolve_run(run, runs_dir_given(runs_dir, old_dir)))
     console.print(f"[bold]{summary.run_id}[/] ({summary.kind}) at {summary.path}", highlight=False)
     console.print(f"status: {summary.status}" + (f" — {summary.error}" if summary.error else ""))
     if summary.layout == "old":
@@ -118,7 +129,8 @@ def show(
     console.print(f"progress: {summary.progress}")
     if summary.score is not None:
         console.print(f"score: {summary.score:.3f}")
-    SHOWN.get(summary.kind, _show_steps)(summary)
+    spec = kinds.find(summary.kind)
+    SHOWN.get(spec.view if spec else "", _show_steps)(summary)
 
 
 def _show_language(summary: RunSummary) -> None:
@@ -133,7 +145,8 @@ def _show_language(summary: RunSummary) -> None:
 
 def _show_steps(summary: RunSummary) -> None:
     details = summary.details
-    console.print(f"checkpoints: {', '.join(details.get('checkpoints') or []) or 'none'}")
+    if "checkpoints" in details:
+        console.print(f"checkpoints: {', '.join(details['checkpoints']) or 'none'}")
     last = details.get("last_metrics")
     if last:
         shown = ", ".join(f"{k}={_cell(v)}" for k, v in last.items())
@@ -160,7 +173,8 @@ def _show_session(summary: RunSummary) -> None:
         )
 
 
-SHOWN = {"language": _show_language, "parl_language": _show_language, "p2p_session": _show_session}
+SHOWN = {"language": _show_language, "reward": _show_session}
+"""What ``runs show`` prints beyond the summary, per dashboard view of the run's kind."""
 
 
 def _cell(value: object) -> str:

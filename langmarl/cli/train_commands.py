@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -29,7 +28,6 @@ PHASE_LABELS = {
 def register(app: typer.Typer) -> None:
     """Add the training commands to ``app``."""
     app.command("train")(train)
-    app.command("eval")(eval_run)
 
 
 def _progress_callback(progress: Progress, total_iterations: int) -> Any:
@@ -48,11 +46,11 @@ def _progress_callback(progress: Progress, total_iterations: int) -> Any:
                 progress.remove_task(task)
             self.tasks = {}
             if self.overall is None:  # a resumed run starts part-way
-                label = f"iterations 0–{total_iterations - 1}"
+                label = f"iterations 1–{total_iterations}"
                 self.overall = progress.add_task(label, total=total_iterations, completed=iteration)
 
         def on_phase_start(self, iteration: int, phase: str, total: int) -> None:
-            label = f"iteration {iteration} · {PHASE_LABELS.get(phase, phase)}"
+            label = f"iteration {iteration + 1} · {PHASE_LABELS.get(phase, phase)}"
             self.tasks[phase] = progress.add_task(label, total=max(total, 1))
 
         def on_phase_advance(self, iteration: int, phase: str) -> None:
@@ -67,7 +65,7 @@ def _progress_callback(progress: Progress, total_iterations: int) -> Any:
             failed = stats.get("failed_episodes", 0)
             failures = f", [red]{failed} failed[/]" if failed else ""
             progress.console.print(
-                f"iteration {iteration}: avg reward [bold]{stats['avg_reward']:.3f}[/] "
+                f"iteration {iteration + 1}: avg reward [bold]{stats['avg_reward']:.3f}[/] "
                 f"({stats['num_episodes']} episodes{failures}, {stats['llm_calls']} LLM calls, "
                 f"{stats['total_tokens']:,} tokens, {stats['duration_s']:.0f}s)"
             )
@@ -76,14 +74,15 @@ def _progress_callback(progress: Progress, total_iterations: int) -> Any:
 
 
 def summary_table(metrics: list[dict[str, Any]]) -> Any:
-    """A rich table of per-iteration statistics."""
+    """A rich table of per-iteration statistics (iterations numbered from 1, as everywhere:
+    iteration N produces checkpoint N)."""
     numbers = ("iter", "avg", "min", "max", "eps", "calls", "tokens", "$", "acc.", "val.")
     table = compact_table(*numbers, text=("policy updates",), title="Training summary")
     table.caption = "avg/min/max: reward; eps: episodes; acc.: accepted updates; val.: score"
     for m in metrics:
         score = m.get("validation_score")
         table.add_row(
-            str(m["iteration"]),
+            str(m["iteration"] + 1),
             f"{m['avg_reward']:.3f}",
             f"{m['min_reward']:.2f}",
             f"{m['max_reward']:.2f}",
@@ -123,12 +122,15 @@ def usage_table(metrics: list[dict[str, Any]]) -> Any:
 def train(
     config: str = typer.Argument(..., help="Config file (JSON or YAML)."),
     set_: list[str] = typer.Option(None, "--set", help=SET_OPTION_HELP),
-    run_id: str = typer.Option(None, "--run-id", help="Run directory name (default: exp_name)."),
+    run_id: str | None = typer.Option(
+        None, "--run-id", help="Run directory name (= --set run_id=ID; default: exp_name)."
+    ),
     fresh: bool = typer.Option(
-        False, "--fresh", help="Start a new run (exp_name + timestamp) instead of resuming."
+        False, "--fresh", help="Start a new run (run id + timestamp) instead of resuming."
     ),
 ) -> None:
-    """Train language policies; an existing run with the same id is resumed."""
+    """Train language policies into <runs_dir>/<run_id>; an existing run with the same id is
+    resumed."""
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -144,9 +146,11 @@ def train(
     from langmarl.trainer.callbacks import CheckpointCallback, LoggingCallback
 
     require_config_kind(config, "env")
-    resolved = load_config(config, parse_overrides(set_))
+    overrides = parse_overrides(set_) | ({"run_id": run_id} if run_id is not None else {})
+    resolved = load_config(config, overrides)
     if fresh:
-        run_id = f"{run_id or resolved.exp_name}-{time.strftime('%Y%m%d-%H%M%S')}"
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        resolved.run_id = f"{resolved.run_id or resolved.exp_name}-{stamp}"
     logging.getLogger("langmarl.run").setLevel(logging.ERROR)  # the summary counts the rest
     columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TimeRemainingColumn())  # fmt: skip
@@ -156,7 +160,7 @@ def train(
             CheckpointCallback(),
             _progress_callback(progress, resolved.num_iterations),
         ]
-        trainer = build_trainer(resolved, run_id=run_id, callbacks=callbacks)
+        trainer = build_trainer(resolved, callbacks=callbacks)
         console.print(f"Run [bold]{trainer.run_id}[/] in {trainer.store.run_dir(trainer.run_id)}")
         try:
             metrics, failure = trainer.train(), None
@@ -173,9 +177,7 @@ def _report(trainer: MonteCarloTrainer, metrics: list[dict[str, Any]]) -> None:
         console.print(summary_table(metrics))
         console.print(usage_table(metrics))
         first, last = metrics[0]["avg_reward"], metrics[-1]["avg_reward"]
-        console.print(
-            f"Reward: {first:.3f} (iteration 0) → {last:.3f} (iteration {len(metrics) - 1})"
-        )
+        console.print(f"Reward: {first:.3f} (iteration 1) → {last:.3f} (iteration {len(metrics)})")
         scores = [m["validation_score"] for m in metrics if m.get("validation_score") is not None]
         if scores:
             accepted = sum(m.get("accepted_updates", 0) for m in metrics)
@@ -190,96 +192,3 @@ def _report(trainer: MonteCarloTrainer, metrics: list[dict[str, Any]]) -> None:
     console.print(f"Status: [bold]{status}[/]{reason}")
     console.print(f"Run directory: {trainer.store.run_dir(trainer.run_id).resolve()}")
     console.print(f"Held-out check: langmarl eval {trainer.store.run_dir(trainer.run_id)}")
-
-
-def comparison_table(result: dict[str, Any]) -> Any:
-    """A rich table of the initial vs final held-out scores, each with n and a 95%
-    interval."""
-    from langmarl.core.intervals import ScoreInterval
-
-    initial, final = result["initial"], result["final"]
-    table = compact_table(
-        f"initial (checkpoint {initial['iteration']})",
-        f"final (checkpoint {final['iteration']})",
-        lead=("",),
-        title=f"Held-out score · {result['run_id']} · {result['split']}",
-    )
-    intervals = [ScoreInterval(**r["interval"]) for r in (initial, final)]
-    rows = {
-        "mean reward": [f"{i.mean:.3f}" for i in intervals],
-        "95% interval": [
-            "n/a (n=1)" if i.low is None else f"[{i.low:.3f}, {i.high:.3f}]" for i in intervals
-        ],
-        "method": [
-            {"wilson": "Wilson (success rate)", "t": "t (mean)"}[i.method] for i in intervals
-        ],
-        "n": [str(i.n) for i in intervals],
-        "failed episodes": [str(r["failed_episodes"]) for r in (initial, final)],
-    }
-    for name, cells in rows.items():
-        table.add_row(name, *cells)
-    return table
-
-
-def eval_run(
-    run_dir: Path = typer.Argument(..., help="A run directory (<experiment_dir>/<run_id>)."),
-    split: str = typer.Option("test", "--split", help="Task split to evaluate on."),
-    iteration: int = typer.Option(
-        None, "--iteration", min=0, help="Final checkpoint to compare (default: newest = kept)."
-    ),
-    episodes: int = typer.Option(None, "--episodes", min=1, help="At most this many tasks."),
-) -> None:
-    """Evaluate a run's initial and final policies on held-out tasks, side by side with
-    95% intervals, and store the result in the run. A weight-space run (MAGRPO, IAC, MAAC)
-    goes to `langmarl magrpo eval` (--iteration N: checkpoint step N; --episodes: examples)."""
-    from langmarl.trainer.evaluation import compare_run, headline
-
-    if _eval_by_kind(run_dir, split, iteration, episodes):
-        return
-    with console.status(f"Evaluating {run_dir} on {split}…"):
-        result = compare_run(run_dir, split=split, iteration=iteration, episodes=episodes)
-    console.print(comparison_table(result))
-    console.print(f"Difference (final − initial): [bold]{result['difference']:+.3f}[/]")
-    if result["note"]:
-        console.print(f"Note: {result['note']}.")
-    console.print(f"Saved to {run_dir / 'evals' / f'{split}_compare.json'}")
-    console.print(headline(result), markup=False, soft_wrap=True)
-
-
-WEIGHT_KINDS = ("magrpo", "iac", "maac")
-NO_HELDOUT = {
-    "parl_grpo": "its curves: `langmarl parl curves {run}`",
-    "p2p_session": "its iterations' policies: `langmarl p2p play {run}/iter_N`",
-}
-"""Kinds with no held-out evaluation, and what to look at instead. (Kind facts: they move into
-the RunKind spec of issue 27.)"""
-
-
-def _eval_by_kind(run_dir: Path, split: str, iteration: int | None, episodes: int | None) -> bool:
-    """Evaluate ``run_dir`` as its recorded kind when that is not a language run (or say,
-    in one line, why it has no held-out evaluation); ``False`` for a language run or a
-    directory with no ``run.json``, left to the language path and its own message."""
-    from langmarl.cli.magrpo_commands import evaluate
-    from langmarl.core.errors import ConfigError
-    from langmarl.store.run import RunDir
-
-    try:
-        kind = RunDir(run_dir).record().kind
-    except (ConfigError, ValueError):
-        return False
-    if kind in NO_HELDOUT:
-        raise ConfigError(
-            f"{run_dir} is a {kind} run, which has no held-out evaluation; see "
-            + NO_HELDOUT[kind].format(run=run_dir)
-        )
-    if kind not in WEIGHT_KINDS:
-        return False
-    if split != "test":
-        raise ConfigError(
-            f"a {kind} run is evaluated on its task's held-out examples only: drop --split"
-        )
-    checkpoint = (
-        "latest" if iteration is None else str(run_dir / "checkpoints" / f"step-{iteration:06d}")
-    )
-    evaluate(run_dir, checkpoint=checkpoint, num_examples=episodes)
-    return True

@@ -15,6 +15,13 @@ from pydantic import (
 
 from langmarl.config.overrides import apply_overrides
 from langmarl.config.pool import PoolSettings, Search
+from langmarl.config.runs_root import (
+    DEFAULT_RUNS_DIR,
+    RUNS_DIR_MEANING,
+    RunId,
+    RunsDir,
+    take_renamed,
+)
 from langmarl.core.errors import ConfigError
 from langmarl.core.mappings import read_mapping
 from langmarl.core.validation import validate_model
@@ -68,10 +75,18 @@ class BaseConfig(BaseModel):
     """LLM for the optimizer; falls back to ``llm``."""
     num_agents: int = Field(default=2, ge=1)
     """Number of agents."""
-    experiment_dir: str = "./experiments"
-    """Directory where runs are stored."""
-    checkpoint_dir: str = "./ckpt_policy"
-    """Directory for policy checkpoints."""
+    runs_dir: RunsDir = DEFAULT_RUNS_DIR
+    """The directory holding runs, shared by every space (``langmarl runs``, ``plot`` and
+    ``dashboard`` read it by default); this run's directory is ``<runs_dir>/<run_id>``.
+    Replaces ``experiment_dir``, still read for now with a deprecation line."""
+    run_id: RunId = None
+    """The run's directory name inside ``runs_dir`` (``None``: ``exp_name``; ``langmarl train
+    --run-id`` sets it, ``--fresh`` appends a timestamp). Training again with the same id
+    resumes the run."""
+    checkpoint_dir: str | None = None
+    """Where the newest policies are exported after every iteration, as
+    ``<checkpoint_dir>/<run_id>/<agent>.txt`` (``None``: ``exported/`` inside the run, so a
+    run writes nothing outside its directory)."""
     episode_generation_workers: int = Field(default=8, ge=1, le=1024)
     """Concurrent episodes: trajectory generation, candidate validation and held-out
     evaluation."""
@@ -114,6 +129,16 @@ class BaseConfig(BaseModel):
     tests). ``auto``: where the task has a verifier; ``on``: the same, and a task without a
     verifier is an error; ``off``: the critic sees the episode only. ``true``/``false`` mean
     ``on``/``off``."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed_keys(cls, data: Any) -> Any:
+        return take_renamed(data, "experiment_dir", "runs_dir", RUNS_DIR_MEANING)
+
+    @property
+    def experiment_dir(self) -> str:
+        """``runs_dir`` under its old name, which the language trainer reads (read-only)."""
+        return self.runs_dir
 
     @field_validator("llm", "actor_llm", "critic_llm", "optimizer_llm", mode="before")
     @classmethod

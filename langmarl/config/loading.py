@@ -62,3 +62,13 @@ def load_config(
     """
     data = apply_overrides(read_mapping(Path(path)), overrides or {})
     return config_from_dict(data, source=str(path), registry=registry)
+
+
+def validate_config(data: dict[str, Any], source: str = "the config") -> None:
+    """Check a language run's config as ``langmarl train`` would (the kind's
+    :attr:`~langmarl.store.kinds.RunKindSpec.validate_config`).
+
+    Raises:
+        ConfigError: naming the invalid field and the fix.
+    """
+    config_from_dict(data, source=source)

@@ -63,6 +63,9 @@ class BaseEnvironment(ABC):
 
     name: str = "base"
     """Registered name (for run metadata)."""
+    run_kind: str = "language"
+    """The kind of run a language-space trainer records for this env
+    (:mod:`langmarl.store.kinds`)."""
 
     def __init__(self) -> None:
         self.llm: LLMClient | None = None

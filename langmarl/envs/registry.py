@@ -20,11 +20,11 @@ strings are resolved only when used. The registry is an object so tests can use 
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from langmarl.core.entry_points import EntryPoint, load_entry_point
 from langmarl.core.errors import ConfigError
 from langmarl.core.validation import did_you_mean
 
@@ -32,24 +32,8 @@ if TYPE_CHECKING:
     from langmarl.config.base import BaseConfig
 
 T = TypeVar("T")
-EntryPoint = str | Callable[..., Any]
 BASE_CONFIG = "langmarl.config.base:BaseConfig"
 """The config class of an environment registered without one."""
-
-
-def load_entry_point(entry_point: EntryPoint, what: str) -> Any:
-    """``entry_point`` itself, or the object a ``"package.module:attr"`` string names.
-
-    Raises:
-        ConfigError: naming ``what`` and the string when the import or attribute fails.
-    """
-    if not isinstance(entry_point, str):
-        return entry_point
-    module_name, _, attr = entry_point.partition(":")
-    try:
-        return getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError) as exc:
-        raise ConfigError(f"{what} cannot be loaded from {entry_point!r}: {exc}") from exc
 
 
 @dataclass

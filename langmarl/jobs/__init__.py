@@ -10,12 +10,11 @@ package does not import Ray.
 from langmarl.jobs.backend import Backend, open_backend
 from langmarl.jobs.local import LocalBackend
 from langmarl.jobs.records import FINAL_STATES, JobRecord, JobState, JobStore
-from langmarl.jobs.spec import JobKind, JobSpec, Resources, parse_spec, validate_spec
+from langmarl.jobs.spec import JobSpec, Resources, parse_spec, validate_spec
 
 __all__ = [
     "FINAL_STATES",
     "Backend",
-    "JobKind",
     "JobRecord",
     "JobSpec",
     "JobState",

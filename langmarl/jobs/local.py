@@ -39,10 +39,10 @@ class StoredJobs:
         """
         job_id = new_job_id(spec)
         run_dir = self.runs_dir / job_id
-        config, extra = resolve_config(spec, run_dir)
+        config = resolve_config(spec, run_dir)
         record = JobRecord(
             job_id=job_id, spec=spec, backend=self.backend_name,  # type: ignore[arg-type]
-            run_dir=str(run_dir), log_path=str(run_dir / LOG_FILE), extra_args=extra,
+            run_dir=str(run_dir), log_path=str(run_dir / LOG_FILE),
         )  # fmt: skip
         from langmarl.core.files import atomic_write_json
 

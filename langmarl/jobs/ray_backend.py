@@ -44,7 +44,7 @@ from langmarl.core.files import atomic_write_json, load_json_file
 from langmarl.jobs.local import StoredJobs
 from langmarl.jobs.process import GRACE_S, job_environment, run_command
 from langmarl.jobs.records import JOBS_DIR, LOG_FILE, JobRecord, config_file, outcome, run_state
-from langmarl.jobs.spec import KINDS, JobSpec, command
+from langmarl.jobs.spec import JobSpec, command, place
 from langmarl.store.lock import LOCK_FILE, RunLock
 
 Sync = Literal["auto", "shared", "copy"]
@@ -124,12 +124,12 @@ def run_job(payload: dict[str, Any], runner: Any) -> dict[str, Any]:
     root = runs_dir if shared else _node_dir(job_id)
     run_dir = root / job_id
     _wait_unlocked(run_dir, payload["grace_s"])  # a retry: the last attempt's command saving
-    config, extra = KINDS[spec.kind].place(payload["config"], run_dir)
+    config = place(payload["config"], run_dir)
     config_path = config_file(root, job_id)
     atomic_write_json(config_path, config)
     log_path = run_dir / LOG_FILE
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    argv = command(spec, config_path, extra, sys.executable)
+    argv = command(spec, config_path, sys.executable, run_dir)  # a retry: the resume command
     stop, outcome_box = threading.Event(), {}
 
     def work() -> None:
@@ -184,8 +184,8 @@ def _node_dir(job_id: str) -> Path:
 
 def _wait_unlocked(run_dir: Path, timeout_s: float) -> None:
     """Wait (up to ``timeout_s``) until no process holds a lock of the run in ``run_dir``
-    (p2p: of the session inside): after a worker died, the command it started gets SIGTERM
-    and is still saving its run when Ray retries the task."""
+    (or of a session inside, as older p2p jobs had): after a worker died, the command it
+    started gets SIGTERM and is still saving its run when Ray retries the task."""
     locks = [RunLock(path.parent) for path in (*run_dir.glob(LOCK_FILE),
                                                *run_dir.glob(f"*/{LOCK_FILE}"))]  # fmt: skip
     deadline = time.monotonic() + timeout_s

@@ -7,7 +7,7 @@ sees the same jobs.
     <runs_dir>/
       .jobs/<job_id>.json          the JobRecord (written atomically, under .jobs/.lock)
       .jobs/configs/<job_id>.json  the config the command reads (overrides applied)
-      <job_id>/                    the run (p2p: the session directory inside it)
+      <job_id>/                    the run (p2p: the session), any kind placed alike
       <job_id>/logs/job.log        the command's stdout and stderr
 
 A record's state is made true when read (:func:`settle`): a ``queued`` or ``running`` job
@@ -54,11 +54,13 @@ class JobRecord(BaseModel):
     backend: Literal["local", "ray"]
     state: JobState = "queued"
     run_dir: str
-    """Where the run lands: ``<runs_dir>/<job_id>`` (p2p: holds the session directory)."""
+    """Where the run lands: ``<runs_dir>/<job_id>`` (for p2p jobs recorded before every kind
+    was placed alike: the directory holding the session)."""
     log_path: str
     """The command's stdout and stderr."""
     extra_args: list[str] = Field(default_factory=list)
-    """Arguments after the config that place the run (language: ``--run-id <job_id>``)."""
+    """Arguments after the config: only jobs recorded before every kind was placed by its
+    config's ``runs_dir``/``run_id`` have any (language: ``--run-id <job_id>``)."""
     exit_code: int | None = None
     error: str | None = None
     """Why the job failed or was cancelled."""
@@ -154,7 +156,8 @@ class JobStore:
 
 
 def run_info(run_dir: str | Path) -> dict[str, Any] | None:
-    """The ``run.json`` of the job's run (p2p: of the session inside), ``None`` before one."""
+    """The ``run.json`` of the job's run (of the session inside, for p2p jobs recorded before
+    sessions were placed like every run), ``None`` before one."""
     root = Path(run_dir)
     for candidate in (root / RUN_FILE, *sorted(root.glob(f"*/{RUN_FILE}"))):
         with contextlib.suppress(OSError, ValueError, ConfigError):

@@ -2,21 +2,15 @@
 
 A job runs the same ``langmarl`` command a user would type (``langmarl train``,
 ``langmarl magrpo train``, …), so a job's run is an ordinary run under the run contract. Before
-anything starts, :func:`resolve_config` applies the overrides and the seed, points the
-config's output field at ``<runs_dir>/<job_id>`` and validates it with the config class the
-command itself uses; a bad value fails at submission, naming the field and the fix.
+anything starts, :func:`resolve_config` applies the overrides, places the run (:func:`place`)
+and validates the config with the class the command itself uses; a bad value fails at
+submission, naming the field and the fix.
 
-Where each kind puts its run (the field the job sets):
-
-=============== ========================= ===================================== =============
-kind            command                   run directory                         seed field
-=============== ========================= ===================================== =============
-language        ``train CONFIG``          ``experiment_dir`` + ``--run-id``     ``seed``
-parl_language   ``parl train CONFIG``     ``experiment_dir`` + ``--run-id``     ``seed``
-magrpo          ``magrpo train CONFIG``   ``trainer.output_dir``                ``trainer.seed``
-parl_grpo       ``parl grpo --config F``  ``grpo.output_dir``                   ``grpo.seed``
-p2p             ``p2p run INTENT --config`` ``--runs-dir`` (the session inside) ``seeds``
-=============== ========================= ===================================== =============
+Every kind is placed alike, with the keys every config has (:mod:`langmarl.config.runs_root`):
+``runs_dir`` = the jobs' runs directory, ``run_id`` = the job id, and ``seed`` = the job's
+seed if it has one. The run lands in ``<runs_dir>/<job_id>``. A job's kind is a kind of run
+(:mod:`langmarl.store.kinds`): its spec names the command, how the config is passed and how
+it is checked; a kind without a command cannot be started as a job.
 """
 
 from __future__ import annotations
@@ -24,17 +18,16 @@ from __future__ import annotations
 import re
 import secrets
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from langmarl.config.loading import apply_overrides, read_mapping
+from langmarl.config.runs_root import DEFAULT_RUNS_DIR, read_old_names
 from langmarl.core.errors import ConfigError
-
-JobKind = Literal["language", "parl_language", "magrpo", "parl_grpo", "p2p"]
+from langmarl.store import kinds
+from langmarl.store.run import RUN_FILE
 
 
 class Resources(BaseModel):
@@ -54,27 +47,41 @@ class JobSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    kind: JobKind
-    """The command: language (``train``), parl_language (``parl train``), magrpo (``magrpo
-    train``), parl_grpo (``parl grpo``), p2p (``p2p run``)."""
+    kind: str
+    """The kind of run, which names the command: language (``train``), parl_language
+    (``parl train``), magrpo, iac, maac (``magrpo train``; the run's kind is the config's
+    algorithm), parl_grpo (``parl grpo``), p2p (``p2p run``)."""
     config: str | dict[str, Any] = Field(default_factory=dict)
     """A config file (JSON/YAML) or the config itself as a mapping."""
     overrides: dict[str, Any] = Field(default_factory=dict)
     """Dotted keys to values, as ``--set key=value`` (``{"trainer.max_steps": 2}``)."""
     seed: int | None = None
-    """The run's seed (written to the kind's seed field; None: the config's)."""
+    """The run's seed (written to the config's ``seed``; None: the config's)."""
     resources: Resources = Field(default_factory=Resources)
     """Cores and memory."""
     name: str | None = None
     """A label; the job id starts with it (default: the kind)."""
     intent: str | None = None
-    """p2p only: the behaviour wanted, in words."""
+    """Reward space (p2p) only: the behaviour wanted, in words."""
+
+    @field_validator("kind")
+    @classmethod
+    def _a_kind_with_a_command(cls, kind: str) -> str:
+        spec = kinds.get(kind)
+        if not spec.command:
+            startable = ", ".join(k.name for k in kinds.all_kinds() if k.command)
+            raise ConfigError(
+                f"a {spec.name} run cannot be started as a job (its kind names no command): "
+                f"choose kind from {startable}"
+            )
+        return spec.name
 
     @model_validator(mode="after")
-    def _intent_only_for_p2p(self) -> JobSpec:
-        if self.kind == "p2p" and not self.intent:
-            raise ConfigError("a p2p job needs intent: the behaviour wanted, in words")
-        if self.kind != "p2p" and self.intent is not None:
+    def _intent_where_the_command_takes_one(self) -> JobSpec:
+        needs = kinds.get(self.kind).needs_intent
+        if needs and not self.intent:
+            raise ConfigError(f"a {self.kind} job needs intent: the behaviour wanted, in words")
+        if not needs and self.intent is not None:
             raise ConfigError(f"intent is only used by p2p jobs, not {self.kind!r}: drop it")
         return self
 
@@ -101,128 +108,32 @@ def new_job_id(spec: JobSpec) -> str:
     return f"{label[:40]}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
 
 
-# -- the kinds ------------------------------------------------------------------------------
-def _validate_base(data: dict[str, Any]) -> None:
-    from langmarl.config.loading import config_from_dict
+def place(data: dict[str, Any], run_dir: Path, seed: int | None = None) -> dict[str, Any]:
+    """``data`` writing its run into ``run_dir`` (``runs_dir`` its parent, ``run_id`` its
+    name), with ``seed`` if given: the same keys for every kind. Old names of these keys in
+    ``data`` are read as the new ones first (one deprecation line each), so the job's
+    placement wins over them.
 
-    config_from_dict(data, source="the job's config")
-
-
-def _validate_parl_language(data: dict[str, Any]) -> None:
-    _validate_base(data)
-    if data.get("env") != "parallel_tasks":
-        raise ConfigError(
-            f"a parl_language job needs env='parallel_tasks', not {data.get('env')!r}: use "
-            "kind 'language' for other environments"
-        )
+    Raises:
+        ConfigError: for an old ``output_dir`` that names no run directory.
+    """
+    placed = {**read_old_names(data), "runs_dir": str(run_dir.parent), "run_id": run_dir.name}
+    return placed if seed is None else {**placed, "seed": seed}
 
 
-def _validate_magrpo(data: dict[str, Any]) -> None:
-    from pydantic import ValidationError
-
-    from langmarl.core.validation import config_error
-    from langmarl.magrpo.run import RunConfig
-
-    try:
-        RunConfig.model_validate(data).trainer_config()
-    except ValidationError as exc:
-        raise config_error(exc, RunConfig, "the job's config") from None
-
-
-GRPO_SECTIONS = ("env", "grpo")
-
-
-def _validate_parl_grpo(data: dict[str, Any]) -> None:
-    from langmarl.core.validation import did_you_mean
-    from langmarl.parl.grpo_config import OrchestratorGRPOConfig
-
-    for key in data:
-        if key not in GRPO_SECTIONS:
-            raise ConfigError(
-                f"unknown section {key!r} in the parl_grpo job's config."
-                f"{did_you_mean(str(key), GRPO_SECTIONS)} Sections: {', '.join(GRPO_SECTIONS)}"
-            )
-    OrchestratorGRPOConfig.from_mapping(data.get("grpo", {}))
-
-
-def _validate_p2p(data: dict[str, Any]) -> None:
-    from pydantic import ValidationError
-
-    from langmarl.core.validation import config_error
-    from langmarl.p2p.loop import LoopConfig
-
-    try:
-        LoopConfig.model_validate(data)
-    except ValidationError as exc:
-        raise config_error(exc, LoopConfig, "the job's config") from None
-
-
-def _in_experiment_dir(data: dict[str, Any], run_dir: Path) -> tuple[dict[str, Any], list[str]]:
-    placed = {**data, "experiment_dir": str(run_dir.parent)}
-    placed["checkpoint_dir"] = str(run_dir / "exported")  # everything inside the run dir
-    return placed, ["--run-id", run_dir.name]
-
-
-def _at(dotted: str) -> Callable[[dict[str, Any], Path], tuple[dict[str, Any], list[str]]]:
-    def place(data: dict[str, Any], run_dir: Path) -> tuple[dict[str, Any], list[str]]:
-        return apply_overrides(data, {dotted: str(run_dir)}), []
-
-    return place
-
-
-def _p2p_runs_dir(data: dict[str, Any], run_dir: Path) -> tuple[dict[str, Any], list[str]]:
-    return data, ["--runs-dir", str(run_dir)]
-
-
-@dataclass(frozen=True)
-class KindEntry:
-    """How a job of one kind is checked, placed and started."""
-
-    argv: tuple[str, ...]
-    """The ``langmarl`` sub-command."""
-    config_flag: str | None
-    """How the config file is passed (None: as the first argument)."""
-    validate: Callable[[dict[str, Any]], None]
-    """Raises ConfigError for an invalid config (the command's own config class)."""
-    place: Callable[[dict[str, Any], Path], tuple[dict[str, Any], list[str]]]
-    """``(config, run_dir) -> (config writing into run_dir, extra arguments)``."""
-    seed_key: str
-    """The dotted config key of the seed."""
-    seed_as_list: bool = False
-
-
-KINDS: dict[str, KindEntry] = {
-    "language": KindEntry(("train",), None, _validate_base, _in_experiment_dir, "seed"),
-    "parl_language": KindEntry(
-        ("parl", "train"), None, _validate_parl_language, _in_experiment_dir, "seed"
-    ),
-    "magrpo": KindEntry(
-        ("magrpo", "train"), None, _validate_magrpo, _at("trainer.output_dir"), "trainer.seed"
-    ),
-    "parl_grpo": KindEntry(
-        ("parl", "grpo"), "--config", _validate_parl_grpo, _at("grpo.output_dir"), "grpo.seed"
-    ),
-    "p2p": KindEntry(
-        ("p2p", "run"), "--config", _validate_p2p, _p2p_runs_dir, "seeds", seed_as_list=True
-    ),
-}
-
-
-def resolve_config(spec: JobSpec, run_dir: Path) -> tuple[dict[str, Any], list[str]]:
-    """The config the job's command reads (overrides, seed and run directory applied,
-    validated) and the extra arguments that place the run in ``run_dir``.
+def resolve_config(spec: JobSpec, run_dir: Path) -> dict[str, Any]:
+    """The config the job's command reads: overrides applied, the run placed in ``run_dir``
+    with the job's seed (:func:`place`), validated.
 
     Raises:
         ConfigError: naming the invalid field and the fix, before anything runs.
     """
-    entry = KINDS[spec.kind]
     data = read_mapping(Path(spec.config)) if isinstance(spec.config, str) else spec.config
-    overrides = dict(spec.overrides)
-    if spec.seed is not None:
-        overrides[entry.seed_key] = [spec.seed] if entry.seed_as_list else spec.seed
-    placed, extra = entry.place(apply_overrides(data, overrides), run_dir)
-    entry.validate(placed)
-    return placed, extra
+    placed = place(apply_overrides(data, spec.overrides), run_dir, spec.seed)
+    validate = kinds.get(spec.kind).validate_config
+    if validate is not None:
+        kinds.load(validate)(placed, "the job's config")
+    return placed
 
 
 def validate_spec(spec: JobSpec) -> None:
@@ -231,14 +142,20 @@ def validate_spec(spec: JobSpec) -> None:
     Raises:
         ConfigError: naming the invalid field and the fix.
     """
-    resolve_config(spec, Path("runs") / "validate")
+    resolve_config(spec, Path(DEFAULT_RUNS_DIR) / "validate")
 
 
-def command(spec: JobSpec, config_file: Path, extra: list[str], python: str) -> list[str]:
-    """The job's ``langmarl`` command line (``python -m langmarl.cli ...``)."""
-    entry = KINDS[spec.kind]
-    argv = [python, "-m", "langmarl.cli", *entry.argv]
+def command(
+    spec: JobSpec, config_file: Path, python: str, run_dir: Path | None = None
+) -> list[str]:
+    """The job's ``langmarl`` command line (``python -m langmarl.cli ...``); the kind's
+    resume command when ``run_dir`` already holds its run (a retried attempt)."""
+    kind = kinds.get(spec.kind)
+    if run_dir is not None and kind.resume_command and (run_dir / RUN_FILE).is_file():
+        fields = {"config": str(config_file), "run_dir": str(run_dir)}
+        return [python, "-m", "langmarl.cli", *(a.format(**fields) for a in kind.resume_command)]
+    argv = [python, "-m", "langmarl.cli", *kind.command]
     if spec.intent is not None:
         argv.append(spec.intent)
-    argv += [entry.config_flag, str(config_file)] if entry.config_flag else [str(config_file)]
-    return argv + extra
+    argv += [kind.config_flag, str(config_file)] if kind.config_flag else [str(config_file)]
+    return argv

@@ -63,7 +63,7 @@ def supervise(store: JobStore, job_id: str, max_cpus: int | None, grace_s: float
         record = _take_cores(store, job_id, pool)
         if record is None:
             time.sleep(POLL_S)
-    argv = command(record.spec, store.config_path(job_id), record.extra_args, sys.executable)
+    argv = command(record.spec, store.config_path(job_id), sys.executable) + record.extra_args
     log_path = Path(record.log_path)
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "ab") as log:

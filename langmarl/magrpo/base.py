@@ -1,18 +1,26 @@
 """What the weight-space trainers (MAGRPO, IAC, MAAC and PARL's ``OrchestratorGRPO``)
 share: agents, data order, the step loop, evaluation, checkpoints and metrics on disk.
-Subclasses implement ``training_step``; the loop is, per step::
+Subclasses implement ``training_step`` and override only the hooks named in :data:`HOOKS`
+(each documented where :class:`WeightSpaceTrainer` defines it); the loop is, per step::
 
     reward_func.set_step(step)          # when the reward is step-aware (StepAwareReward)
-    metrics = training_step(batch_for(step))
-    append metrics; after_step(metrics); evaluate / checkpoint when due
+    metrics = training_step(batch_for(step))     # step: the steps finished before this one
+    step += 1; append {"step": step, **metrics}; after_step(metrics)
+    evaluate when due (held_out_evaluation); save_checkpoint when checkpoint_due()
+
+Steps are numbered from 1 in every file: the first metrics line, eval row, checkpoint
+(``checkpoints/step-000001``) and checkpoint event of a run all say step 1, the state after
+one finished step.
 
 The output directory is a run of the run contract (:mod:`langmarl.store.run`): ``run.json``
-(kind = the algorithm; status ``completed``, ``failed`` with the error, or ``stopped`` on
-Ctrl-C; ``running`` read as ``failed`` once the process is gone), ``metrics.jsonl`` (a line
-per logged step), ``logs/events.jsonl``, ``config.json``, ``eval.jsonl`` and
-``checkpoints/step-*`` (:mod:`langmarl.magrpo.checkpoint`). A run resumed from the
-checkpoint of step k drops the metrics and eval lines written after k, as those steps are
-trained again.
+(kind = the algorithm, with the config; status ``completed``, ``failed`` with the error, or
+``stopped`` on Ctrl-C; ``running`` read as ``failed`` once the process is gone),
+``metrics.jsonl`` (a line per logged step), ``logs/events.jsonl``, ``eval.jsonl``,
+``checkpoints/step-*`` (:mod:`langmarl.magrpo.checkpoint`); the config lives in ``run.json``
+only.
+Every file passes the run's redactor (:class:`~langmarl.store.run.RunDir`). A run resumed
+from the checkpoint of step k drops the metrics and eval lines written after k, as those
+steps are trained again.
 """
 
 from __future__ import annotations
@@ -27,7 +35,6 @@ from typing import Any
 
 from langmarl.core.cpu import ThreadGovernor, explicit_threads
 from langmarl.core.errors import ConfigError
-from langmarl.core.files import append_jsonl, atomic_write_json
 from langmarl.core.secrets import Redactor, environment_secrets
 from langmarl.magrpo import checkpoint as ckpt
 from langmarl.magrpo.config import TrainerConfig
@@ -41,13 +48,14 @@ from langmarl.magrpo.rollout import (
     grow_trees,
 )
 from langmarl.magrpo.tree import TreeNode, iter_nodes
-from langmarl.store.run import METRICS_FILE, RESUME_HINTS, RunDir
+from langmarl.store import kinds
+from langmarl.store.run import METRICS_FILE, RunDir
 
 log = logging.getLogger(__name__)
 
 Example = Mapping[str, Any]
 EVAL_FILE = "eval.jsonl"
-RESUME_HINT = RESUME_HINTS["magrpo"]
+RESUME_HINT = kinds.get("magrpo").resume_hint
 
 
 def check_dataset(
@@ -66,6 +74,16 @@ def check_dataset(
                 "needs the task text under 'prompt'"
             )
     return items
+
+
+HOOKS = frozenset({
+    "training_step", "extra_state", "load_extra_state", "restore_checkpoint",
+    "after_step", "after_training", "holds_run", "checkpoint_due", "config_record",
+})  # fmt: skip
+"""The methods of :class:`WeightSpaceTrainer` a subclass may override (besides
+``__init__``); the loop, checkpoint writing and evaluation are the same for every trainer.
+A subclass may also set the class attributes ``algorithm``, ``resume_hint`` and
+``held_out_evaluation``."""
 
 
 class WeightSpaceTrainer:
@@ -88,12 +106,11 @@ class WeightSpaceTrainer:
 
     algorithm = "base"
     """The run kind in ``run.json`` and the trainer named in checkpoints."""
-    first_metrics_step = 1
-    """The ``step`` of the first metrics line: 1 (lines count finished steps), or 0 where a
-    step's number is also its λ/curve step (``parl_grpo``). Keep
-    ``langmarl.store.catalog.STEP_OFFSET`` (``1 - first_metrics_step`` per run kind) in step."""
     resume_hint = RESUME_HINT
     """How to continue a run that failed, shown in ``run.json``."""
+    held_out_evaluation: bool = True
+    """Whether the trainer has a held-out evaluation (:meth:`evaluate`). ``False``: the loop
+    never evaluates, :meth:`evaluate` returns ``None`` and no ``eval.jsonl`` is written."""
 
     def __init__(
         self,
@@ -140,6 +157,17 @@ class WeightSpaceTrainer:
 
     def load_extra_state(self, extra: dict[str, Any]) -> None:
         """Restore what :meth:`extra_state` saved."""
+
+    def restore_checkpoint(self, path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Load the checkpoint in ``path`` into the agents (weights, optimizers); return its
+        trainer state (``algorithm``, ``step``, ...) and its :meth:`extra_state`. A subclass
+        may read other layouts here, or bring older run files up to date before the resume
+        rewinds them."""
+        return ckpt.load_checkpoint(path, self.agents)
+
+    def config_record(self) -> dict[str, Any]:
+        """The config recorded in ``run.json``, with ``algorithm``."""
+        return {"algorithm": self.algorithm, **self.args.model_dump(mode="json")}
 
     def after_step(self, metrics: dict[str, Any]) -> None:
         """Called with each step's metrics line once it is appended (before checkpoints)."""
@@ -198,25 +226,27 @@ class WeightSpaceTrainer:
         """Train until ``max_steps`` or the end of the epochs; return the metrics of each step.
 
         Args:
-            resume_from: ``"latest"`` or a ``checkpoints/step-*`` directory to continue from.
+            resume_from: ``"latest"`` or a ``checkpoints/step-*`` directory to continue from
+                (``"latest"`` in a run killed before its first checkpoint: from step 0, its
+                metrics lines dropped).
 
         Raises:
             ConfigError: when starting from step 0 in an ``output_dir`` that holds a run
                 (:meth:`holds_run`): a new run never appends to an old one.
         """
-        if resume_from is not None:
+        no_checkpoint_yet = ckpt.latest_checkpoint(self.run_dir) is None
+        if resume_from is not None and not (str(resume_from) == "latest" and no_checkpoint_yet):
             self.load_checkpoint(resume_from)
-        elif self.step == 0 and self.holds_run():
+        elif resume_from is None and self.step == 0 and self.holds_run():
             raise ConfigError(
                 f"output_dir {str(self.run_dir)!r} already holds a run: "
                 "continue it with resume_from='latest' (CLI: --resume latest), or train into "
                 "a new output_dir"
             )
-        config = self._config_record()
-        atomic_write_json(self.run_dir / "config.json", config)
+        config = self.config_record()
         self.run.start(self.algorithm, config=config, total_steps=self.total_steps)
         for relpath in (METRICS_FILE, EVAL_FILE):  # steps after the checkpoint: trained again
-            self.run.rewind(self.step - 1 + self.first_metrics_step, relpath)
+            self.run.rewind(self.step, relpath)
         with self.run.tracking(), self.run.reporting(self.args.report_to, config):
             history = self._train_steps()
             self.after_training()
@@ -231,16 +261,16 @@ class WeightSpaceTrainer:
             self.governor.adjust()  # the machine's free cores, re-measured between steps
             self._tell_step()
             started = time.perf_counter()
-            label = self.step + self.first_metrics_step
             metrics = self.training_step(self.batch_for(self.step))
             self.step += 1
-            metrics = {"step": label, **metrics, "step_seconds": time.perf_counter() - started}
+            metrics = {"step": self.step, **metrics, "step_seconds": time.perf_counter() - started}
             metrics["skipped_nonfinite_total"] = self.skipped_nonfinite
             history.append(metrics)
             if self.step % self.args.logging_steps == 0 or self.step == self.total_steps:
                 self.run.append(METRICS_FILE, metrics)
             self.after_step(metrics)
-            if self.args.eval_interval and self.step % self.args.eval_interval == 0:
+            every = self.args.eval_interval
+            if self.held_out_evaluation and every and self.step % every == 0:
                 self.evaluate()
             if self.checkpoint_due():
                 self.save_checkpoint()
@@ -255,13 +285,16 @@ class WeightSpaceTrainer:
             if isinstance(reward, StepAwareReward):
                 reward.set_step(self.step)
 
-    def evaluate(self, num_samples: int | None = None) -> dict[str, float]:
+    def evaluate(self, num_samples: int | None = None) -> dict[str, float] | None:
         """Greedy rollouts (one completion per agent per turn) on the held-out set.
 
-        Returns (and writes to ``eval.jsonl``): the mean reward per turn and the mean return.
+        Returns (and writes to ``eval.jsonl``): the mean reward per turn and the mean return;
+        ``None`` for a trainer without held-out evaluation (:attr:`held_out_evaluation`).
         A row already there for this step (an evaluation at ``eval_interval`` before a resume
         at ``max_steps``) is replaced, so each step has one row.
         """
+        if not self.held_out_evaluation:
+            return None
         data = self.eval_dataset or self.train_dataset
         data = data[: num_samples or self.args.eval_num_samples]
         roots, levels = grow_trees(
@@ -278,9 +311,8 @@ class WeightSpaceTrainer:
         for level in levels:
             rewards = [r for node in level.nodes for r in node.rewards]
             result[f"eval_reward_turn{level.turn}"] = sum(rewards) / len(rewards)
-        self.run_dir.mkdir(parents=True, exist_ok=True)
         self.run.rewind(self.step - 1, EVAL_FILE)  # rows after this step were dropped on start
-        append_jsonl(self.run_dir / EVAL_FILE, result)
+        self.run.append(EVAL_FILE, result)
         return result
 
     # -- checkpoints -------------------------------------------------------------------------
@@ -306,9 +338,10 @@ class WeightSpaceTrainer:
         return saved
 
     def load_checkpoint(self, resume_from: str | Path) -> None:
-        """Restore agents, optimizers, critics and the step counter."""
+        """Restore agents, optimizers, critics and the step counter
+        (:meth:`restore_checkpoint`, :meth:`load_extra_state`)."""
         path = ckpt.resolve_checkpoint(self.run_dir, resume_from)
-        state, extra = ckpt.load_checkpoint(path, self.agents)
+        state, extra = self.restore_checkpoint(path)
         if state.get("algorithm") != self.algorithm:
             raise ConfigError(
                 f"checkpoint {str(path)!r} was written by {state.get('algorithm')!r}, not "
@@ -318,9 +351,6 @@ class WeightSpaceTrainer:
         self.skipped_nonfinite = int(state.get("skipped_nonfinite", 0))
         self.load_extra_state(extra)
         log.info("resumed %s from %s at step %d", self.algorithm, path, self.step)
-
-    def _config_record(self) -> dict[str, Any]:
-        return {"algorithm": self.algorithm, **self.args.model_dump(mode="json")}
 
 
 def tree_metrics(roots: Sequence[Any], levels: Sequence[Any]) -> dict[str, float]:

@@ -84,14 +84,6 @@ def save_checkpoint(
     return target
 
 
-def drop_older(kept: Path) -> None:
-    """Remove every other ``step-*`` checkpoint beside ``kept`` (for runs that keep only the
-    newest, as weight-space PARL does: a full-model checkpoint is large)."""
-    for other in kept.parent.glob("step-*"):
-        if other != kept:
-            shutil.rmtree(other, ignore_errors=True)
-
-
 def keep_newest(run_dir: Path, limit: int) -> list[Path]:
     """Delete all but the newest ``limit`` complete checkpoints of ``run_dir``
     (``save_total_limit``); returns the deleted directories."""

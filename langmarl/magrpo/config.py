@@ -10,6 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from langmarl.config.runs_root import DEFAULT_RUNS_DIR
 from langmarl.core.errors import ConfigError
 from langmarl.tracking.factory import ReportTo
 
@@ -40,8 +41,10 @@ class TrainerConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    output_dir: str = "runs/magrpo"
-    """Run directory: metrics.jsonl, checkpoints/, eval results."""
+    output_dir: str = f"{DEFAULT_RUNS_DIR}/magrpo"
+    """Run directory: metrics.jsonl, checkpoints/, eval results. A run file sets it with
+    the top-level ``runs_dir``/``run_id`` (:class:`langmarl.magrpo.run.RunConfig`), not in
+    its ``trainer`` section."""
     num_agents: int = Field(default=2, ge=1)
     """Number of agents N (1 is plain GRPO)."""
     num_turns: int = Field(default=1, ge=1)
@@ -126,7 +129,7 @@ class TrainerConfig(BaseModel):
     alive together (+0.9 GB peak at T=1, +1.5 GB at T=2, benchmarks/RESULTS.md); off, each
     update runs alone on all threads."""
     seed: int = 0
-    """Seed for sampling and data order."""
+    """Seed for sampling and data order (a run file sets it with its top-level ``seed``)."""
 
     @model_validator(mode="after")
     def _check_devices(self) -> TrainerConfig:

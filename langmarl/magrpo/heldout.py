@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict
 
 from langmarl.core.errors import ConfigError
-from langmarl.core.files import atomic_write_json
 from langmarl.core.intervals import ScoreInterval, heldout_line, score_interval
 from langmarl.magrpo.returns import propagate_returns
 from langmarl.magrpo.rollout import grow_trees
+from langmarl.store.run import RunDir
 
 if TYPE_CHECKING:
     from langmarl.magrpo.base import WeightSpaceTrainer
@@ -64,10 +64,9 @@ class HeldoutReport(BaseModel):
         return heldout_line(before, self.after.interval, self.task, greedy=True)
 
     def write(self, run_dir: str | Path) -> Path:
-        """Write the report to ``<run_dir>/heldout.json`` (atomically)."""
-        path = Path(run_dir) / HELDOUT_FILE
-        atomic_write_json(path, self.model_dump(mode="json"))
-        return path
+        """Write the report to ``<run_dir>/heldout.json`` (atomically; the samples' texts
+        through the run's redactor, as every file of the run)."""
+        return RunDir(run_dir).write_json(HELDOUT_FILE, self.model_dump(mode="json"))
 
 
 def read_report(run_dir: str | Path) -> HeldoutReport | None:

@@ -3,7 +3,11 @@
 Example (``configs/magrpo/writing_tiny.json``)::
 
     {"algorithm": "magrpo", "task": {"name": "writing"}, "models": ["smollm2", "smollm2"],
-     "external": {"mode": "plain"}, "trainer": {"num_generations": 2, "max_steps": 2}}
+     "external": {"mode": "plain"}, "trainer": {"num_generations": 2, "max_steps": 2},
+     "run_id": "magrpo-writing-tiny", "seed": 0}
+
+The run lands in ``<runs_dir>/<run_id>`` (:mod:`langmarl.config.runs_root`): the trainer's
+``output_dir`` and ``seed`` are set from the top-level keys, not in ``trainer``.
 """
 
 from __future__ import annotations
@@ -13,6 +17,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from langmarl.config.runs_root import (
+    DEFAULT_RUNS_DIR,
+    RunId,
+    RunsDir,
+    take_section_placement,
+)
 from langmarl.core.errors import ConfigError
 from langmarl.core.validation import config_error
 from langmarl.magrpo.config import ActorCriticConfig, MAGRPOConfig, TrainerConfig
@@ -87,15 +97,36 @@ class RunConfig(BaseModel):
     external: ExternalSpec = Field(default_factory=ExternalSpec)
     """External feedback."""
     trainer: dict[str, Any] = Field(default_factory=dict)
-    """Fields of MAGRPOConfig (magrpo) or ActorCriticConfig (iac, maac)."""
+    """Fields of MAGRPOConfig (magrpo) or ActorCriticConfig (iac, maac), except
+    ``output_dir`` and ``seed``: the keys below set them."""
     heldout: bool = True
     """Score the agents greedily on every held-out example before and after training and
     write ``heldout.json`` (untrained → trained) into the run directory."""
+    runs_dir: RunsDir = DEFAULT_RUNS_DIR
+    """The directory holding runs, shared by every space; the run's directory (the
+    trainer's ``output_dir``) is ``<runs_dir>/<run_id>``."""
+    run_id: RunId = None
+    """The run's directory name inside ``runs_dir`` (``None``: the algorithm, e.g.
+    ``runs/magrpo``, as before run ids)."""
+    seed: int = 0
+    """Seed for sampling and data order (the trainer's ``seed``)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed_keys(cls, data: Any) -> Any:
+        return take_section_placement(data, "trainer")
+
+    @property
+    def run_dir(self) -> Path:
+        """Where the run lands: ``<runs_dir>/<run_id or algorithm>``."""
+        return Path(self.runs_dir) / (self.run_id or self.algorithm)
 
     def trainer_config(self) -> TrainerConfig:
-        """The validated trainer config (num_agents follows ``models``)."""
+        """The validated trainer config (num_agents follows ``models``; ``output_dir`` is
+        :attr:`run_dir`, ``seed`` the run's)."""
         cls = TRAINER_CONFIGS[self.algorithm]
         data = {"num_agents": len(self.models), **self.trainer}
+        data |= {"output_dir": str(self.run_dir), "seed": self.seed}
         try:
             return cls(**data)
         except ValidationError as exc:
@@ -107,10 +138,10 @@ RUN_CONFIG_FILE = "run_config.json"
 
 
 def save_run_config(config: RunConfig) -> Path:
-    """Write ``config`` to ``<output_dir>/run_config.json`` (atomically)."""
+    """Write ``config`` to ``<run_dir>/run_config.json`` (atomically)."""
     from langmarl.core.files import atomic_write_json
 
-    path = Path(config.trainer_config().output_dir) / RUN_CONFIG_FILE
+    path = config.run_dir / RUN_CONFIG_FILE
     atomic_write_json(path, config.model_dump(mode="json"))
     return path
 
@@ -119,13 +150,13 @@ def check_new_run(config: RunConfig) -> None:
     """Refuse to start a run from step 0 in a directory that already holds one.
 
     Raises:
-        ConfigError: if ``output_dir`` has metrics or checkpoints.
+        ConfigError: if the run directory has metrics or checkpoints.
     """
-    output = Path(config.trainer_config().output_dir)
+    output = config.run_dir
     if (output / "metrics.jsonl").exists() or (output / "checkpoints").exists():
         raise ConfigError(
-            f"output_dir {str(output)!r} already holds a run: continue it with --resume latest, "
-            "or start a new one elsewhere (--set trainer.output_dir=runs/<new name>)"
+            f"{str(output)!r} already holds a run: continue it with --resume latest, "
+            "or start a new one elsewhere (--set run_id=<new name>)"
         )
 
 
@@ -138,13 +169,14 @@ def load_run_dir(run_dir: str | Path) -> RunConfig:
     path = Path(run_dir) / RUN_CONFIG_FILE
     if not path.is_file():
         raise ConfigError(
-            f"{str(run_dir)!r} holds no {RUN_CONFIG_FILE}: give the output_dir of a run "
+            f"{str(run_dir)!r} holds no {RUN_CONFIG_FILE}: give the directory of a run "
             "started with `langmarl magrpo train`"
         )
     config = load_run_config(path)
-    if Path(config.trainer_config().output_dir).resolve() != Path(run_dir).resolve():
+    moved = Path(run_dir).resolve()
+    if config.run_dir.resolve() != moved:
         # The directory was moved or copied: evaluate it where it is now.
-        config.trainer["output_dir"] = str(run_dir)
+        config.runs_dir, config.run_id = str(moved.parent), moved.name
     return config
 
 
@@ -202,3 +234,19 @@ def build_magrpo_trainer(config: RunConfig) -> Any:
         eval_dataset=task.eval_dataset,
         external_transition=external,
     )
+
+
+def validate_run_config(data: dict[str, Any], source: str = "the config") -> None:
+    """Check a MAGRPO/IAC/MAAC run file as ``langmarl magrpo train`` would.
+
+    Raises:
+        ConfigError: naming the invalid field and the fix.
+    """
+    from pydantic import ValidationError
+
+    from langmarl.core.validation import config_error
+
+    try:
+        RunConfig.model_validate(data).trainer_config()
+    except ValidationError as exc:
+        raise config_error(exc, RunConfig, source) from None

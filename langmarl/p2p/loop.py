@@ -297,7 +297,7 @@ def run_loop(
     *,
     llm: LLMClient | None = None,
     vlm: LLMClient | None = None,
-    runs_dir: str | Path = "runs",
+    runs_dir: str | Path | None = None,
     session_id: str | None = None,
     validator: Callable[[str, str], ValidationResult] | None = None,
     trainer: Trainer | None = None,
@@ -309,8 +309,9 @@ def run_loop(
         config: Loop settings (defaults: ``LoopConfig()``).
         llm: Client for every text agent (default: the embedded model).
         vlm: A multimodal client for the video judge (None: no VLM judge).
-        runs_dir: Parent directory of the session directory.
-        session_id: Session directory name (default: a new ``session_...`` id).
+        runs_dir: Parent directory of the session directory (default: ``config.runs_dir``).
+        session_id: Session directory name (default: ``config.run_id``, else a new
+            ``session_...`` id).
         validator: Reward validator (default: the sandboxed :func:`validate_reward_code`).
         trainer: Training function (default: executor processes via :func:`train_runs`).
 
@@ -325,7 +326,8 @@ def run_loop(
     config = config or LoopConfig()
     spec = get_env_spec(config.env_id)
     llm, redact = session_clients(llm, vlm)
-    record = SessionRecord(Path(runs_dir) / (session_id or new_session_id()), redact)
+    name = session_id or config.run_id or new_session_id()
+    record = SessionRecord(Path(runs_dir or config.runs_dir) / name, redact)
     with record.run.lock():
         if record.run.exists():
             raise ConfigError(

@@ -5,8 +5,15 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from langmarl.config.runs_root import (
+    DEFAULT_RUNS_DIR,
+    SEEDS_MEANING,
+    RunId,
+    RunsDir,
+    take_renamed,
+)
 from langmarl.p2p.train_config import TrainConfig
 
 
@@ -38,8 +45,10 @@ class LoopConfig(BaseModel):
     """Let the reviser change whitelisted hyperparameters (clamped, see HP_BOUNDS)."""
     total_timesteps: int = Field(default=100_000, ge=1)
     """Training budget per run."""
-    seeds: list[int] = Field(default_factory=lambda: [1])
-    """Seeds per iteration (one executor process each)."""
+    seed: int | list[int] = 1
+    """The training runs' seed, or a list of seeds: each iteration trains once per seed
+    (one executor process each). Replaces ``seeds``, still read for now with a deprecation
+    line."""
     train: dict[str, Any] = Field(default_factory=dict)
     """TrainConfig overrides on top of the env preset."""
     max_parallel: int | None = None
@@ -48,7 +57,46 @@ class LoopConfig(BaseModel):
     """Wall-clock limit per training run."""
     dominance_threshold: float = Field(default=0.8, gt=0, le=1)
     """Share of reward magnitude above which one term is flagged as dominating."""
+    runs_dir: RunsDir = DEFAULT_RUNS_DIR
+    """The directory holding runs, shared by every space; the session's directory is
+    ``<runs_dir>/<run_id>``."""
+    run_id: RunId = None
+    """The session's directory name inside ``runs_dir`` (``None``: a new
+    ``session_<time>_<hex>`` id per session)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed_keys(cls, data: Any) -> Any:
+        return take_renamed(data, "seeds", "seed", SEEDS_MEANING)
+
+    @field_validator("seed")
+    @classmethod
+    def _some_seed(cls, value: int | list[int]) -> int | list[int]:
+        if value == []:
+            raise ValueError("seed is an empty list: give a seed (e.g. 1) or a list of seeds")
+        return value
+
+    @property
+    def seeds(self) -> list[int]:
+        """``seed`` as a list: the seeds each iteration trains with."""
+        return [self.seed] if isinstance(self.seed, int) else list(self.seed)
 
     def train_config(self) -> TrainConfig:
         """The first iteration's TrainConfig."""
         return TrainConfig.for_env(self.env_id, total_timesteps=self.total_timesteps, **self.train)
+
+
+def validate_loop_config(data: dict[str, Any], source: str = "the config") -> None:
+    """Check a Prompt2Policy session's config as ``langmarl p2p run`` would.
+
+    Raises:
+        ConfigError: naming the invalid field and the fix.
+    """
+    from pydantic import ValidationError
+
+    from langmarl.core.validation import config_error
+
+    try:
+        LoopConfig.model_validate(data)
+    except ValidationError as exc:
+        raise config_error(exc, LoopConfig, source) from None

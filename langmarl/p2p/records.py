@@ -3,8 +3,8 @@
 Layout::
 
     runs/<session_id>/                run.json  metrics.jsonl  logs/events.jsonl  (the run
-                                      contract, kind p2p_session: langmarl.store.run)
-                                      status.json  loop_history.json  metadata.json  analysis.json
+                                      contract, kind p2p: langmarl.store.run)
+                                      loop_history.json  metadata.json  analysis.json
         iter_1/                       inputs: prompt.txt  reward_fn.py  reward_spec.json
                                       config.json; outputs: summary.json  status.json
                                       judgment.json  outcome.json  reward_fn_revised.py
@@ -301,24 +301,24 @@ class SessionRecord(_Record):
     def __init__(self, path: str | Path, redact: Redactor | None = None) -> None:
         super().__init__(path, redact)
         self.session_id = self.path.name
-        self.status_path = self.path / "status.json"
         self.history_path = self.path / "loop_history.json"
         self.metadata_path = self.path / "metadata.json"
         self.analysis_path = self.path / "analysis.json"
-        self.run = RunDir(self.path, self.redact)  # kind p2p_session: its resume command
+        self.run = RunDir(self.path, self.redact)  # kind p2p: its resume command
 
     def start(self, intent: str, env_id: str, config: dict[str, Any]) -> None:
-        """Open the session: ``run.json`` (kind ``p2p_session``) and status ``running``."""
-        self.run.start("p2p_session", config=config, prompt=intent, env_id=env_id)
+        """Open the session: ``run.json`` (kind ``p2p``) and status ``running``."""
+        self.run.start("p2p", config=config, prompt=intent, env_id=env_id)
         self.set_status("running")
 
     def set_status(self, status: SessionStatus, error: str | None = None) -> None:
-        """Write ``status.json`` and, once the session is started, ``run.json``'s status."""
-        self.redact.write_json(self.status_path, _status_payload(status, error))
-        if self.run.exists():
-            self.run.update(status=P2P_STATUS[status], outcome=status, error=error)
-            if P2P_STATUS[status] != "running":
-                self.run.event("run_end", status=P2P_STATUS[status], outcome=status, error=error)
+        """Record the session's status in ``run.json``: the run status and the session's
+        own as ``outcome`` (a session that was never started records nothing)."""
+        if not self.run.exists():
+            return
+        self.run.update(status=P2P_STATUS[status], outcome=status, error=error)
+        if P2P_STATUS[status] != "running":
+            self.run.event("run_end", status=P2P_STATUS[status], outcome=status, error=error)
 
     def record_iteration(
         self, number: int, intent_score: float | None, mean_return: float | None,
@@ -329,13 +329,18 @@ class SessionRecord(_Record):
         self.run.update(iterations=number, best_score=best_score)
 
     def read_status(self) -> dict[str, Any] | None:
-        return _read_json(self.status_path)
+        """The session's own status (``outcome`` in ``run.json``), its error and times."""
+        info = self.run.read()
+        if info is None:
+            return None
+        fields = ("error", "updated_at", "heartbeat_at")
+        return {"status": info.get("outcome") or info.get("status")} | {
+            key: info.get(key) for key in fields
+        }
 
     def touch_heartbeat(self) -> None:
-        """Record that the loop is alive (``heartbeat_at`` in status.json)."""
-        status = self.read_status() or _status_payload("running", None)
-        status["heartbeat_at"] = time.time()
-        self.redact.write_json(self.status_path, status)
+        """Record that the loop is alive (``heartbeat_at`` in ``run.json``)."""
+        self.run.update(heartbeat_at=time.time())
 
     def save_history(self, data: dict[str, Any]) -> None:
         self.redact.write_json(self.history_path, data)
@@ -382,3 +387,19 @@ class SessionRecord(_Record):
         shutil.rmtree(record.path, ignore_errors=True)
         record.path.mkdir(parents=True)
         return record
+
+
+SESSION_COLUMNS = ("iteration", "intent_score", "mean_return", "reward_origin", "error")
+
+
+def session_details(run: Path) -> dict[str, Any]:
+    """What ``langmarl runs show`` adds for a session: its iterations with their scores, the
+    best one and the session's own status (``outcome``)."""
+    history = SessionRecord(run).read_history() or {}
+    return {
+        "iterations": [
+            {k: it.get(k) for k in SESSION_COLUMNS} for it in history.get("iterations", [])
+        ],
+        "best_iteration": history.get("best_iteration"),
+        "outcome": history.get("status"),
+    }

@@ -40,6 +40,7 @@ from langmarl.p2p.loop import (
 from langmarl.p2p.loop_config import LoopConfig
 from langmarl.p2p.records import SessionRecord
 from langmarl.p2p.validation import ValidationResult
+from langmarl.store import kinds
 from langmarl.store.run import RUN_FILE, RunDir
 
 if TYPE_CHECKING:
@@ -108,9 +109,9 @@ def _session_info(path: Path) -> dict[str, Any]:
         RunFileError: if its ``run.json`` is corrupt or lacks the intent.
     """
     info = RunDir(path).read() if path.is_dir() else None
-    if info is None or info.get("kind") != "p2p_session":
+    if info is None or getattr(kinds.find(info.get("kind")), "name", None) != "p2p":
         raise ConfigError(
-            f"{path} is not a Prompt2Policy session (no {RUN_FILE} of kind p2p_session): "
+            f"{path} is not a Prompt2Policy session (no {RUN_FILE} of kind p2p): "
             "pass a directory `langmarl p2p run` wrote, e.g. runs/session_<time>_<id>"
         )
     if not isinstance(info.get("prompt"), str):

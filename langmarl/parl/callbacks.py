@@ -54,7 +54,7 @@ class PARLCallback(Callback):
             last = document["curve"][-1]
             log.info(
                 "PARL iteration %d: reward %.3f, critical steps %.2f, serial steps %.2f",
-                iteration, last["total_reward"], last["critical_steps"], last["serial_steps"],
+                iteration + 1, last["total_reward"], last["critical_steps"], last["serial_steps"],
             )  # fmt: skip
 
 

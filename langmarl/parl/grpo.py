@@ -2,7 +2,8 @@
 
 :class:`OrchestratorGRPO` is a :class:`~langmarl.magrpo.base.WeightSpaceTrainer` with one
 agent, the orchestrator, so it runs the same loop as MAGRPO, IAC and MAAC (task order,
-per-step seeding, metrics lines, checkpoints, resume, trackers). One step:
+per-step seeding, metrics lines, checkpoints, resume, trackers) and overrides only the
+loop's hooks (:data:`~langmarl.magrpo.base.HOOKS`). One step:
 
 1. the loop tells the reward the step (:class:`~langmarl.envs.parallel.reward.TraceScorer`,
    the step-aware PARL reward: λ1, λ2 annealed over ``anneal_steps``);
@@ -16,12 +17,16 @@ per-step seeding, metrics lines, checkpoints, resume, trackers). One step:
 
 ``output_dir`` is a run of the run contract (:mod:`langmarl.store.run`, kind
 ``parl_grpo``): ``run.json`` with a truthful status, per step the means of the PARL terms,
-the loss and the wall time as a line of ``metrics.jsonl`` (``step`` counts from 0, as the λ
-schedule and the curves do; also the list ``metrics.json``), per episode the terms, critical
+the loss and the wall time as a line of ``metrics.jsonl``, per episode the terms, critical
 and serial steps and the plan in ``parl_curves.json``, and every ``save_steps`` a checkpoint
 (:mod:`langmarl.magrpo.checkpoint`, the newest kept) that ``train(resume_from="latest")``
-continues from: the steps after it are trained again, and their lines dropped. Checkpoints
-of the earlier layout (:mod:`langmarl.parl.grpo_checkpoint`) still resume.
+continues from: the steps after it are trained again, and their lines and episodes dropped.
+Steps are numbered from 1 everywhere, as in every weight-space run (the first metrics line,
+curve point and checkpoint are step 1; the λ schedule still starts at its initial values
+there). The config is recorded in ``run.json`` only (no ``config.json``), and there is no
+``eval.jsonl``: PARL GRPO has no held-out evaluation. Runs and checkpoints of the earlier
+layouts (:mod:`langmarl.parl.grpo_checkpoint`: steps from 0, ``metrics.json``, ``model/``
+checkpoints) still resume.
 """
 
 from __future__ import annotations
@@ -32,7 +37,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from langmarl.core.aio import run_sync
-from langmarl.core.errors import ConfigError
 from langmarl.core.files import load_json_file
 from langmarl.envs.parallel import prompts
 from langmarl.envs.parallel.reward import TraceScorer
@@ -40,19 +44,16 @@ from langmarl.envs.parallel.runner import execute_plan
 from langmarl.envs.parallel.tasks import ParallelTask
 from langmarl.envs.parallel.trace import ExecutionTrace
 from langmarl.llm.local.weights import save_pretrained_quietly
-from langmarl.magrpo import checkpoint as ckpt
 from langmarl.magrpo.base import WeightSpaceTrainer
 from langmarl.parl import grpo_checkpoint as legacy
 from langmarl.parl.curves import CURVES_FILE, curves_document, episode_row
 from langmarl.parl.grpo_config import OrchestratorGRPOConfig
-from langmarl.store.run import RESUME_HINTS
+from langmarl.store import kinds
 
 if TYPE_CHECKING:
     from langmarl.envs.parallel.env import ParallelTasksEnv
 
 log = logging.getLogger(__name__)
-LEGACY_METRICS_FILE = "metrics.json"
-"""Every metrics line as one JSON list (read by ``langmarl plot``)."""
 
 __all__ = ["OrchestratorGRPO", "OrchestratorGRPOConfig"]
 
@@ -73,13 +74,18 @@ class OrchestratorGRPO(WeightSpaceTrainer):
 
     Attributes:
         scorer: The step-aware PARL reward the loop tells the step (``reward_func``).
-        rows: Every episode's curve row so far (``parl_curves.json``).
-        metrics: Every step's metrics line so far (``metrics.json``).
+
+    ``train()`` returns the metrics lines of the steps it trained; :attr:`metrics` holds
+    every line of the run, those before a resume included.
     """
 
     algorithm = "parl_grpo"
-    first_metrics_step = 0
-    resume_hint = RESUME_HINTS["parl_grpo"]
+    resume_hint = kinds.get("parl_grpo").resume_hint
+    held_out_evaluation = False
+    """Held-out plans need the sub-agents and the PARL reward, which the base class's
+    joint-sample evaluation does not run: read ``parl_curves.json``, or evaluate the saved
+    ``model/`` with ``langmarl parl train`` on the eval tasks."""
+    """``run.json`` holds the config; no reader needs a copy."""
 
     def __init__(
         self,
@@ -97,16 +103,20 @@ class OrchestratorGRPO(WeightSpaceTrainer):
         self.scorer = TraceScorer(env.settings.max_subagents, reward_kwargs=c.reward_kwargs())
         torch.manual_seed(c.seed)  # LoRA adapters start from the seed
         loaded = model is not None and tokenizer is not None
+        args = c.trainer_config(len(self.tasks))
         super().__init__(
             [model if loaded else c.model],
             self.scorer,
-            c.trainer_config(len(self.tasks)),
+            args.model_copy(update={"save_total_limit": 1}),  # full-model checkpoints are large
             formatters=[lambda example: plan_prompt(example["prompt"])],
             tokenizers=[tokenizer] if loaded else None,
             train_dataset=[{"prompt": t.prompt, "task": i} for i, t in enumerate(self.tasks)],
         )
-        self.rows: list[dict[str, Any]] = []
-        self.metrics: list[dict[str, Any]] = []
+
+    @property
+    def metrics(self) -> list[dict[str, Any]]:
+        """Every metrics line of the run (``metrics.jsonl``), those before a resume included."""
+        return self.run.metrics()
 
     @property
     def model(self) -> Any:
@@ -174,19 +184,27 @@ class OrchestratorGRPO(WeightSpaceTrainer):
     def _record(
         self, traces: list[ExecutionTrace], terms: list[dict[str, Any]], loss: float, seconds: float
     ) -> dict[str, Any]:
-        """Add the step's episodes to the curves (written before the metrics line, so a
-        kill between the two is undone by the resume's rewind) and return its point."""
+        """Add the step's episodes to the curves and return its point (the loop adds the
+        ``step``). Episodes the file holds of this step or later came from an attempt killed
+        after its last checkpoint: these steps are trained again, so they are dropped."""
+        step = self.step + 1  # the loop numbers the step being trained from 1
+        rows = [row for row in self._episodes() if int(row["step"]) < step]
         for trace, term in zip(traces, terms, strict=True):
             meta = {"task_id": trace.task_id, **trace.summary(), "parl": term}
-            self.rows.append({**episode_row(self.step, meta), "plan": trace.plan_text})
-        document = curves_document(self.rows)
+            rows.append({**episode_row(step, meta), "plan": trace.plan_text})
+        document = curves_document(rows)
         self.run.write_json(CURVES_FILE, document)  # plan texts: through the redactor
-        return {**document["curve"][-1], "loss": loss, "seconds": round(seconds, 3)}
+        point = {key: value for key, value in document["curve"][-1].items() if key != "step"}
+        return {**point, "loss": loss, "seconds": round(seconds, 3)}
 
+    def _episodes(self) -> list[dict[str, Any]]:
+        """The episode rows of ``parl_curves.json`` (none before the first step)."""
+        path = self.run.file(CURVES_FILE)
+        return list(load_json_file(path).get("episodes", [])) if path.is_file() else []
+
+    # -- the loop's hooks (langmarl.magrpo.base.HOOKS) ------------------------------------
     def after_step(self, metrics: dict[str, Any]) -> None:
-        """Keep ``metrics.json`` and log the step."""
-        self.metrics.append(metrics)
-        self.run.write_json(LEGACY_METRICS_FILE, self.metrics)
+        """Log the step."""
         log.info(
             "GRPO step %d: reward %.3f (r_perf %.3f), sub-agents %.2f, critical %.2f vs serial "
             "%.2f, loss %.4f, %.1f s",
@@ -200,71 +218,34 @@ class OrchestratorGRPO(WeightSpaceTrainer):
         if self.config.save_model:
             self.save()
 
-    def train(self, resume_from: str | Path | None = None) -> list[dict[str, Any]]:
-        """Run the steps up to ``num_steps`` (checkpointing every ``save_steps``; saving the
-        model after if ``save_model``); returns the metrics of every step of the run,
-        those before a resume included.
+    def holds_run(self) -> bool:
+        """A run with checkpoints, metrics or curves (runs from before checkpoints have only
+        the latter)."""
+        return super().holds_run() or self.run.file(CURVES_FILE).is_file()
 
-        Args:
-            resume_from: ``"latest"`` or a ``checkpoints/step-*`` directory to continue from.
+    def checkpoint_due(self) -> bool:
+        """As the loop's, except ``save_steps=None`` means no checkpoints at all."""
+        return self.config.save_steps is not None and super().checkpoint_due()
 
-        Raises:
-            ConfigError: when starting afresh in an ``output_dir`` that holds a run.
-        """
-        super().train(resume_from)
-        return self.metrics
+    def restore_checkpoint(self, path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Also read checkpoints of the earlier ``model/`` layout; a run that numbered its
+        steps from 0 is renumbered first (:func:`.grpo_checkpoint.renumber_from_zero`), so
+        the resume rewinds its lines as any other run's."""
+        legacy.renumber_from_zero(self.run)
+        if not legacy.is_legacy_checkpoint(path):
+            return super().restore_checkpoint(path)
+        step = legacy.load_legacy_checkpoint(path, self.agents[0])
+        log.info("read %s (the earlier checkpoint layout)", path)
+        return {"algorithm": self.algorithm, "step": step}, {}
 
+    def config_record(self) -> dict[str, Any]:
+        """The :class:`OrchestratorGRPOConfig` (``run.json``'s ``config``)."""
+        return self.config.model_dump(mode="json")
+
+    # -- beyond the loop -----------------------------------------------------------------
     def save(self, path: str | Path | None = None) -> Path:
         """Save the orchestrator (``save_pretrained``: the adapter only with ``lora``) to
         ``path`` (default ``<output_dir>/model``); returns the folder."""
         folder = Path(path) if path is not None else self.run_dir / "model"
         save_pretrained_quietly(self.model, self.tokenizer, folder)
         return folder
-
-    def evaluate(self, num_samples: int | None = None) -> dict[str, float]:
-        """Not available: held-out plans need the sub-agents and the PARL reward, which the
-        joint-sample evaluation of the base class does not run.
-
-        Raises:
-            ConfigError: always.
-        """
-        raise ConfigError(
-            "OrchestratorGRPO has no held-out evaluation: read the curves in parl_curves.json, "
-            "or evaluate the saved model/ with `langmarl parl train` on the eval tasks"
-        )
-
-    # -- the loop's hooks ----------------------------------------------------------------
-    def holds_run(self) -> bool:
-        """A run with checkpoints, metrics or curves (runs from before checkpoints have only
-        the latter)."""
-        return bool(
-            super().holds_run() or self.run.metrics() or self.run.file(CURVES_FILE).is_file()
-        )
-
-    def checkpoint_due(self) -> bool:
-        """As the loop's, except ``save_steps=None`` means no checkpoints at all."""
-        return self.config.save_steps is not None and super().checkpoint_due()
-
-    def save_checkpoint(self, path: str | Path | None = None) -> Path:
-        """Checkpoint the state after :attr:`step` steps, dropping older checkpoints."""
-        saved = super().save_checkpoint(path)
-        if path is None:
-            ckpt.drop_older(saved)
-        return saved
-
-    def load_checkpoint(self, resume_from: str | Path) -> None:
-        """Restore a checkpoint (of this layout or the earlier one), and the curves and
-        metrics of the steps it holds."""
-        path = ckpt.resolve_checkpoint(self.run_dir, resume_from)
-        if legacy.is_legacy_checkpoint(path):
-            self.step = legacy.load_legacy_checkpoint(path, self.agents[0])
-            log.info("resumed GRPO from %s (earlier layout) at step %d", path, self.step)
-        else:
-            super().load_checkpoint(path)
-        curves = self.run.file(CURVES_FILE)
-        document = load_json_file(curves) if curves.is_file() else {}
-        self.rows = [r for r in document.get("episodes", []) if int(r["step"]) < self.step]
-        self.metrics = [m for m in self.run.metrics() if int(m["step"]) < self.step]
-
-    def _config_record(self) -> dict[str, Any]:
-        return self.config.model_dump(mode="json")

@@ -1,13 +1,22 @@
-"""`OrchestratorGRPOConfig`: settings of weight-space PARL (GRPO on the orchestrator's plans)."""
+"""`OrchestratorGRPOConfig`: settings of weight-space PARL (GRPO on the orchestrator's plans),
+and `GRPOFile`: a ``langmarl parl grpo`` config file (sections ``env`` and ``grpo``, and the
+run's place and seed)."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from langmarl.config.runs_root import (
+    DEFAULT_RUNS_DIR,
+    RunId,
+    RunsDir,
+    take_section_placement,
+)
 from langmarl.core.validation import config_error
 from langmarl.magrpo.config import LoRAConfig, TrainerConfig
 from langmarl.tracking.factory import ReportTo
@@ -55,9 +64,10 @@ class OrchestratorGRPOConfig(BaseModel):
     """Final weight of ``r_finish``."""
     anneal_steps: int | None = Field(default=None, ge=1)
     """Steps over which λ anneals (``None``: ``num_steps``)."""
-    output_dir: str = "runs/parl_grpo"
+    output_dir: str = f"{DEFAULT_RUNS_DIR}/parl_grpo"
     """The run directory (``langmarl.store.run``): ``run.json``, ``metrics.jsonl``,
-    ``parl_curves.json``, ``checkpoints/``."""
+    ``parl_curves.json``, ``checkpoints/``. A config file sets it with the top-level
+    ``runs_dir``/``run_id`` (:class:`GRPOFile`), not in its ``grpo`` section."""
     save_steps: int | None = Field(default=1, ge=1)
     """Checkpoint (model or LoRA adapter, optimizer, RNG states) every this many steps and
     after the last, keeping the newest only; ``--resume latest`` continues from it. ``None``:
@@ -75,7 +85,8 @@ class OrchestratorGRPOConfig(BaseModel):
     ``LANGMARL_TORCH_THREADS`` is set."""
     seed: int = 0
     """Seed of task order, sampling (reseeded every step, so a resumed run samples as an
-    uninterrupted one) and adapter initialization."""
+    uninterrupted one) and adapter initialization. A config file sets it with the top-level
+    ``seed`` (:class:`GRPOFile`)."""
     save_model: bool = True
     """Save the trained orchestrator (model + tokenizer; the adapter only with ``lora``) to
     ``<output_dir>/model`` at the end: the artifact the run exists for (~540 MB for the
@@ -114,3 +125,66 @@ class OrchestratorGRPOConfig(BaseModel):
             return cls.model_validate(dict(data))
         except ValidationError as exc:
             raise config_error(exc, cls, source) from None
+
+
+class GRPOFile(BaseModel):
+    """A ``langmarl parl grpo`` config file: the environment, the GRPO settings, and where
+    the run lands (``<runs_dir>/<run_id>``) with which seed."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    env: dict[str, Any] = Field(default_factory=dict)
+    """``ParallelTasksEnv`` keywords plus ``subagent_llm``: a preset name or an ``LLMConfig``
+    mapping (``{"preset": "local", "temperature": 0}``), default ``local``."""
+    grpo: dict[str, Any] = Field(default_factory=dict)
+    """Fields of :class:`OrchestratorGRPOConfig` except ``output_dir`` and ``seed``, which
+    the keys below set."""
+    runs_dir: RunsDir = DEFAULT_RUNS_DIR
+    """The directory holding runs, shared by every space."""
+    run_id: RunId = None
+    """The run's directory name inside ``runs_dir`` (``None``: ``parl_grpo``, so
+    ``runs/parl_grpo`` as before run ids)."""
+    seed: int = 0
+    """Seed of task order, sampling and adapter initialization (the GRPO config's ``seed``)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed_keys(cls, data: Any) -> Any:
+        return take_section_placement(data, "grpo")
+
+    @property
+    def run_dir(self) -> Path:
+        """Where the run lands: ``<runs_dir>/<run_id or parl_grpo>``."""
+        return Path(self.runs_dir) / (self.run_id or "parl_grpo")
+
+    def grpo_config(self) -> OrchestratorGRPOConfig:
+        """The ``grpo`` section validated, with the run directory and seed set.
+
+        Raises:
+            ConfigError: naming every invalid field of the section.
+        """
+        placed = {**self.grpo, "output_dir": str(self.run_dir), "seed": self.seed}
+        return OrchestratorGRPOConfig.from_mapping(placed)
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any], source: str = "") -> GRPOFile:
+        """Validate a config file's contents, its ``grpo`` section included.
+
+        Raises:
+            ConfigError: naming every invalid key, with "did you mean" for unknown ones.
+        """
+        try:
+            loaded = cls.model_validate(dict(data))
+        except ValidationError as exc:
+            raise config_error(exc, cls, source) from None
+        loaded.grpo_config()
+        return loaded
+
+
+def validate_grpo_file(data: dict[str, Any], source: str = "the config") -> None:
+    """Check a PARL GRPO config file as ``langmarl parl grpo`` would.
+
+    Raises:
+        ConfigError: naming every invalid key, with "did you mean" for unknown ones.
+    """
+    GRPOFile.from_mapping(data, source)

@@ -2,7 +2,8 @@
 
 ::
 
-    kind  = first of KINDS whose detect(run_dir) is true     # else: error listing the files
+    kind  = the plotter run.json's kind names (langmarl.store.kinds), else
+            first of KINDS whose detect(run_dir) is true    # else: error listing the files
     plot  = kind.build(RunFiles(run_dir))                    # pure data, tested directly
     drop empty series and panels; nothing left → "no metrics in RUN yet: …"
     one point only → a note; render(plot) → <run_dir>/curves.png
@@ -17,9 +18,12 @@ import logging
 from pathlib import Path
 
 from langmarl.core.errors import ConfigError
+from langmarl.core.runs_dir import DEFAULT_RUNS_DIR
 from langmarl.plots import language, parl, reward, weight
 from langmarl.plots.files import RunFiles
+from langmarl.plots.metrics import metrics_kind
 from langmarl.plots.series import RunKind, RunPlot
+from langmarl.store import kinds
 
 log = logging.getLogger("langmarl.plots")
 
@@ -30,30 +34,21 @@ KINDS: tuple[RunKind, ...] = (
     reward.SESSION_KIND,
     reward.RUN_KIND,
 )
-"""Detector → plotter, tried in order."""
+"""Detector → plotter, tried in order, for runs without a recorded kind (older layouts); a
+run whose ``run.json`` records its kind is drawn by the plotter its kind names
+(:attr:`~langmarl.store.kinds.RunKindSpec.plot`, else :func:`metrics_kind`)."""
 
-RECORDED_KINDS: dict[str, RunKind] = {
-    "language": language.KIND,
-    "parl_language": language.KIND,
-    "magrpo": weight.KIND,
-    "iac": weight.KIND,
-    "maac": weight.KIND,
-    "parl_grpo": parl.KIND,
-    "p2p_session": reward.SESSION_KIND,
-}
-"""The ``kind`` of ``run.json`` (the run contract, ``langmarl.store.run``) → plotter; runs
-without one (older layouts) are recognised by :data:`KINDS`."""
 
-RUN_PARENTS = ("experiments", "runs")
-"""Where a bare run id is looked up: ``experiment_dir``'s default (language space), and the
-default parent of Prompt2Policy sessions and weight-space ``output_dir``\\s."""
+RUN_PARENTS = (DEFAULT_RUNS_DIR, "experiments")
+"""Where a bare run id is looked up: the runs root every space writes to by default, then
+``experiments/``, where language runs went before it (older runs)."""
 
 DEFAULT_OUTPUT = "curves.png"
 
 
 def resolve_run(run: str | Path, runs_dir: str | Path | None = None) -> Path:
     """The directory of ``run``: a path to a run directory, or a run id under ``runs_dir``
-    (default: ``experiments/``, then ``runs/``), as ``langmarl runs --dir`` lists them.
+    (default: ``runs/``, then ``experiments/``), as ``langmarl runs --runs-dir`` lists them.
 
     Raises:
         ConfigError: naming where it looked and the runs found there.
@@ -71,7 +66,7 @@ def resolve_run(run: str | Path, runs_dir: str | Path | None = None) -> Path:
     where = " or ".join(f"{p}/" for p in parents)
     raise ConfigError(
         f"No run {name!r}: not a directory, nor a run id in {where} (runs there: "
-        f"{listing}). Pass a run directory, or --dir with the directory holding the run."
+        f"{listing}). Pass a run directory, or --runs-dir with the directory holding the run."
     )
 
 
@@ -83,8 +78,8 @@ def _listing(names: list[str], limit: int, empty: str) -> str:
 
 
 def detect_kind(run_dir: str | Path) -> RunKind:
-    """The kind ``run.json`` records (:data:`RECORDED_KINDS`), else the first kind in
-    :data:`KINDS` that recognises ``run_dir``.
+    """The plotter of the kind ``run.json`` records, else the first of :data:`KINDS` that
+    recognises ``run_dir``.
 
     Raises:
         ConfigError: if ``run_dir`` is not a directory, or no kind recognises it (the message
@@ -94,8 +89,9 @@ def detect_kind(run_dir: str | Path) -> RunKind:
     if not path.is_dir():
         raise ConfigError(f"No run directory {str(path)!r}: give the directory of a run.")
     recorded = RunFiles(path).json("run.json")
-    if isinstance(recorded, dict) and recorded.get("kind") in RECORDED_KINDS:
-        return RECORDED_KINDS[recorded["kind"]]
+    spec = kinds.find(recorded.get("kind")) if isinstance(recorded, dict) else None
+    if spec is not None:
+        return metrics_kind(spec) if spec.plot is None else kinds.load(spec.plot)
     for kind in KINDS:
         if kind.detect(path):
             return kind

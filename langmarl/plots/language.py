@@ -10,8 +10,11 @@ Read from the run directory (layout: ``langmarl/store/local.py``):
   validation score of every candidate a round proposed, drawn as points beside the pool's
   best (``validation_score``);
 - ``evals/<split>_iter_NNNN.json``: held-out evaluations of checkpoint N, drawn at x = N (the
-  policies that iteration N starts from);
+  policies after N iterations);
 - ``parl_curves.json`` (language-space PARL): critical vs serial steps and parallelism.
+
+Iterations are numbered from 1, as the CLI and the dashboard number them: iteration N (the
+files' 0-based ``iteration`` N − 1) is drawn at x = N and produces checkpoint N.
 """
 
 from __future__ import annotations
@@ -30,6 +33,14 @@ from langmarl.store.local import RUN_FILE, LocalStore
 
 METRICS_FILE = "metrics.json"
 EVAL_FILE = re.compile(r"^(?P<split>.+)_iter_(?P<iteration>\d+)\.json$")
+
+
+def numbered(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``records`` with their 0-based ``iteration`` counted from 1."""
+    return [
+        {**r, "iteration": r["iteration"] + 1} if isinstance(r.get("iteration"), int) else r
+        for r in records
+    ]
 
 
 def detect(run_dir: Path) -> bool:
@@ -96,7 +107,7 @@ def _status(run_dir: Path) -> str | None:
 def build(files: RunFiles) -> RunPlot:
     """Reward per iteration (mean, min, max, held-out), prompt updates accepted and
     rejected, validation score, and the PARL panels when the run has ``parl_curves.json``."""
-    metrics = files.records(METRICS_FILE)
+    metrics = numbered(files.records(METRICS_FILE))
     reward = [
         column(metrics, "avg_reward", "iteration", "mean reward"),
         column(metrics, "min_reward", "iteration", "min", "dashed"),
@@ -124,7 +135,7 @@ def build(files: RunFiles) -> RunPlot:
     ]
     curves = files.json(CURVES_FILE)
     if isinstance(curves, dict) and isinstance(curves.get("curve"), list):
-        panels += step_panels(curves["curve"], "iteration")
+        panels += step_panels(numbered(curves["curve"]), "iteration")
     status = _status(files.root)
     label = "language space" + (f" ({status})" if status else "")
     return RunPlot(files.root, "language", label, panels)

@@ -63,7 +63,7 @@ def build(files: RunFiles) -> RunPlot:
 
 KIND = RunKind(
     name="parl",
-    expected="parl_curves.json + metrics.json (langmarl parl grpo)",
+    expected="parl_curves.json (langmarl parl grpo)",
     empty="parl_curves.json has no step yet",
     detect=detect,
     build=build,

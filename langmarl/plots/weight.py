@@ -2,7 +2,8 @@
 
 Read from the run's ``output_dir`` (written by ``langmarl/magrpo/base.py``):
 
-- ``config.json``: the trainer config with ``algorithm`` and ``num_turns``;
+- ``run.json``'s ``config`` (older runs: ``config.json``): the trainer config with
+  ``algorithm`` and ``num_turns``;
 - ``metrics.jsonl``: one line per logged step with ``step``, ``reward_mean``,
   ``return_mean``, per agent ``agent-i/completion_tokens`` (MAGRPO) and ``agent-i/kl``
   (when ``beta > 0``), per critic ``critic-i/value_loss`` (IAC, MAAC);
@@ -31,6 +32,7 @@ from langmarl.plots.series import (
     suffix_columns,
 )
 
+RUN_FILE = "run.json"
 CONFIG_FILE = "config.json"
 METRICS_FILE = "metrics.jsonl"
 EVAL_FILE = "eval.jsonl"
@@ -38,12 +40,20 @@ HELDOUT_FILE = "heldout.json"
 ALGORITHMS = ("magrpo", "iac", "maac")
 
 
-def _config(run_dir: Path) -> dict[str, Any]:
-    """``config.json`` (``{}`` if missing or unreadable: detection must not fail)."""
+def _read(path: Path) -> Any:
     try:
-        config = json.loads((run_dir / CONFIG_FILE).read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return {}
+        return None
+
+
+def _config(run_dir: Path) -> dict[str, Any]:
+    """The trainer config: ``run.json``'s ``config``, else ``config.json`` (older runs);
+    ``{}`` if neither is readable (detection must not fail)."""
+    record = _read(run_dir / RUN_FILE)
+    config = record.get("config") if isinstance(record, dict) else None
+    if not isinstance(config, dict) or "algorithm" not in config:
+        config = _read(run_dir / CONFIG_FILE)
     return config if isinstance(config, dict) else {}
 
 

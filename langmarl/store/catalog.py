@@ -25,8 +25,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import langmarl.store.kinds as kinds
 from langmarl.core.errors import ConfigError, LangmarlError
 from langmarl.core.files import read_jsonl
+from langmarl.store.kinds import RunKindSpec
 from langmarl.store.run import METRICS_FILE, RUN_FILE, RUN_STATUSES, RunDir
 
 P2P_STATUS: dict[str, str] = {
@@ -43,7 +45,6 @@ P2P_STATUS: dict[str, str] = {
 LISTED_STATUSES = (*RUN_STATUSES, "unknown", "unreadable")
 """What a listed run's status can be: ``unknown`` for an older layout that recorded none,
 ``unreadable`` for a corrupt ``run.json``."""
-SESSION_COLUMNS = ("iteration", "intent_score", "mean_return", "reward_origin", "error")
 WEIGHT_ALGORITHMS = ("magrpo", "iac", "maac")
 MAX_DEPTH = 3
 """``runs/<id>``, ``experiments/<id>``, ``experiments/<group>/<id>``, one level more."""
@@ -92,43 +93,34 @@ def _metrics(run: Path) -> list[dict[str, Any]]:
     return [r for r in rows if isinstance(r, dict)]
 
 
-def _score(kind: str, metrics: list[dict[str, Any]]) -> float | None:
-    key = {"parl_grpo": "total_reward"}.get(kind, "reward_mean")
-    return _number(metrics[-1].get(key)) if metrics else None
+def _progress(spec: RunKindSpec, info: dict[str, Any], metrics: list[dict[str, Any]]) -> str:
+    """``3/4 iterations``, ``12 steps``: units done (the kind's run.json field, else the last
+    metrics line's step) out of the units planned, when the kind records them."""
+    if spec.done_field is not None:
+        done = int(info.get(spec.done_field) or 0)
+    else:  # lines count finished units from 1 (older PARL GRPO runs: from 0)
+        first_line = 1 if metrics and metrics[0].get("step") == 0 else 0
+        done = int(metrics[-1].get("step", 0)) + first_line if metrics else 0
+    target = info.get(spec.target_field) if spec.target_field else None
+    return f"{done}/{target} {spec.unit}s" if target else f"{done} {spec.unit}s"
 
 
-STEP_OFFSET = {"parl_grpo": 1}
-"""Added to the last metrics line's ``step`` to count finished steps (PARL GRPO numbers its
-steps from 0, the weight-space trainers from 1)."""
-
-
-def _steps(kind: str, info: dict[str, Any], metrics: list[dict[str, Any]]) -> str:
-    done = int(metrics[-1].get("step", 0)) + STEP_OFFSET.get(kind, 0) if metrics else 0
-    target = info.get("total_steps")
-    return f"{done}/{target} steps" if target else f"{done} steps"
+def _score(spec: RunKindSpec, info: dict[str, Any], metrics: list[dict[str, Any]]) -> float | None:
+    if spec.best_field is not None:
+        return _number(info.get(spec.best_field))
+    return _number(metrics[-1].get(spec.score_key)) if metrics else None
 
 
 def _from_record(run: Path, info: dict[str, Any]) -> RunSummary:
-    kind = info.get("kind") or (
-        "parl_language" if (run / "parl_curves.json").is_file() else "language"
-    )
-    summary = RunSummary(
-        path=run, run_id=run.name, kind=str(kind), status=str(info.get("status", "unknown")),
+    kind = str(info.get("kind"))
+    spec = kinds.find(kind) or RunKindSpec(kind, kind)
+    metrics = [] if spec.done_field and spec.best_field else _metrics(run)
+    return RunSummary(
+        path=run, run_id=run.name, kind=spec.name, status=str(info.get("status", "unknown")),
         error=info.get("error"), updated_at=float(info.get("updated_at") or 0.0),
         layout="current" if info.get("schema_version") else "old",
+        progress=_progress(spec, info, metrics), score=_score(spec, info, metrics),
     )  # fmt: skip
-    if kind in ("language", "parl_language"):
-        done, target = info.get("completed_iterations", 0), info.get("target_iterations")
-        summary.progress = f"{done}/{target} iterations" if target else f"{done} iterations"
-        summary.score = _number(info.get("best_reward"))
-    elif kind == "p2p_session":
-        summary.progress = f"{info.get('iterations', 0)} iterations"
-        summary.score = _number(info.get("best_score"))
-    else:
-        metrics = _metrics(run)
-        summary.progress = _steps(str(kind), info, metrics)
-        summary.score = _score(str(kind), metrics)
-    return summary
 
 
 def _old_weight_run(run: Path) -> RunSummary | None:
@@ -138,11 +130,11 @@ def _old_weight_run(run: Path) -> RunSummary | None:
         return None
     heldout = _json(run / "heldout.json") or {}
     status = "completed" if isinstance(heldout, dict) and heldout.get("after") else "unknown"
-    metrics = _metrics(run)
+    metrics, spec = _metrics(run), kinds.get(algorithm)
     return RunSummary(
         path=run, run_id=run.name, kind=algorithm, status=status, layout="old",
-        updated_at=run.stat().st_mtime, progress=_steps(algorithm, {}, metrics),
-        score=_score(algorithm, metrics),
+        updated_at=run.stat().st_mtime, progress=_progress(spec, {}, metrics),
+        score=_score(spec, {}, metrics),
     )  # fmt: skip
 
 
@@ -154,7 +146,7 @@ def _old_parl_grpo(run: Path) -> RunSummary | None:
     return RunSummary(
         path=run, run_id=run.name, kind="parl_grpo", status="unknown", layout="old",
         updated_at=run.stat().st_mtime, progress=f"{done} steps",
-        score=_score("parl_grpo", metrics),
+        score=_score(kinds.get("parl_grpo"), {}, metrics),
     )  # fmt: skip
 
 
@@ -167,7 +159,7 @@ def _old_session(run: Path) -> RunSummary | None:
     history = _json(run / "loop_history.json") or {}
     outcome = str(status.get("status", "unknown"))
     return RunSummary(
-        path=run, run_id=run.name, kind="p2p_session", status=P2P_STATUS.get(outcome, "unknown"),
+        path=run, run_id=run.name, kind="p2p", status=P2P_STATUS.get(outcome, "unknown"),
         error=status.get("error"), updated_at=float(status.get("updated_at") or 0.0),
         layout="old", progress=f"{len(history.get('iterations', []))} iterations",
         score=_number(history.get("best_score")), details={"outcome": outcome},
@@ -225,9 +217,10 @@ def find_runs(
 
 
 def describe(path: str | Path) -> RunSummary:
-    """:func:`open_run` plus the kind's details: ``policies`` and ``diffs`` against the
-    first checkpoint (language), ``last_metrics``, ``checkpoints`` and ``heldout`` (weight
-    space, PARL GRPO), ``iterations`` with their scores (Prompt2Policy).
+    """:func:`open_run` plus what the kind's ``details`` entry point adds (language:
+    ``policies`` and ``diffs`` against the first checkpoint; weight space: ``checkpoints``
+    and ``heldout``; Prompt2Policy: ``iterations`` with their scores); every kind:
+    ``last_metrics``.
 
     Raises:
         ConfigError: if ``path`` holds no run.
@@ -238,30 +231,29 @@ def describe(path: str | Path) -> RunSummary:
             f"{path} holds no run (no {RUN_FILE}, nor an older run layout): pass a run "
             "directory as `langmarl runs` lists it"
         )
-    run = summary.path
-    details = summary.details
-    if summary.kind in ("language", "parl_language"):
-        details.update(_language_details(run))
-    elif summary.kind == "p2p_session":
-        history = _json(run / "loop_history.json") or {}
-        details["iterations"] = [
-            {k: it.get(k) for k in SESSION_COLUMNS} for it in history.get("iterations", [])
-        ]
-        details["best_iteration"] = history.get("best_iteration")
-        details.setdefault("outcome", history.get("status"))
-    else:
-        metrics = _metrics(run)
-        details["last_metrics"] = metrics[-1] if metrics else None
-        details["checkpoints"] = sorted(p.name for p in (run / "checkpoints").glob("step-*"))
-        heldout = _json(run / "heldout.json")
-        if isinstance(heldout, dict):
-            details["heldout"] = {
-                part: (heldout.get(part) or {}).get("interval") for part in ("before", "after")
-            }
+    metrics = _metrics(summary.path)
+    summary.details["last_metrics"] = metrics[-1] if metrics else None
+    spec = kinds.find(summary.kind)
+    if spec is not None and spec.details is not None:
+        summary.details.update(kinds.load(spec.details)(summary.path))
     return summary
 
 
-def _language_details(run: Path) -> dict[str, Any]:
+def weight_details(run: Path) -> dict[str, Any]:
+    """A weight-space run's complete checkpoints and held-out intervals (before, after)."""
+    details: dict[str, Any] = {
+        "checkpoints": sorted(p.name for p in (run / "checkpoints").glob("step-*"))
+    }
+    heldout = _json(run / "heldout.json")
+    if isinstance(heldout, dict):
+        details["heldout"] = {
+            part: (heldout.get(part) or {}).get("interval") for part in ("before", "after")
+        }
+    return details
+
+
+def language_details(run: Path) -> dict[str, Any]:
+    """A language run's checkpoints, its newest policies and their diffs from the first."""
     from langmarl.store.checkpoint import PolicyCheckpoint
     from langmarl.store.local import LocalStore
 

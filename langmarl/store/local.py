@@ -45,11 +45,10 @@ every text passes the store's :class:`Redactor` first, so secrets never reach di
 from __future__ import annotations
 
 import json
-import os
-import time
 from pathlib import Path
 from typing import Any
 
+import langmarl.store.kinds as kinds
 from langmarl.core.errors import ConfigError
 from langmarl.core.files import (
     append_jsonl,
@@ -58,21 +57,9 @@ from langmarl.core.files import (
     read_jsonl,
     read_text_file,
 )
-from langmarl.core.processes import process_start
 from langmarl.core.secrets import Redactor
-from langmarl.core.version import code_version
 from langmarl.store.lock import RunLock
-from langmarl.store.run import (
-    EVENTS_FILE,
-    METRICS_FILE,
-    RUN_FILE,
-    SCHEMA_VERSION,
-    RunKind,
-    RunStatus,
-    check_schema,
-    interrupted_status,
-    true_status,
-)
+from langmarl.store.run import METRICS_FILE, RUN_FILE, RunDir, RunStatus, check_schema, true_status
 
 LEGACY_METRICS_FILE = "metrics.json"
 """The whole list of iteration stats, kept beside ``metrics.jsonl`` for older readers."""
@@ -122,19 +109,11 @@ class LocalStore:
         base_dir: Directory holding one sub-directory per run.
         secrets: Values scrubbed from everything written (API keys); more can be added via
             ``store.redact.add``.
-        kind: The ``kind`` recorded in ``run.json`` (default: ``parl_language`` when the
-            run's env is ``parallel_tasks``, else ``language``).
     """
 
-    def __init__(
-        self,
-        base_dir: str | Path,
-        secrets: tuple[str, ...] | set[str] = (),
-        kind: RunKind | None = None,
-    ) -> None:
+    def __init__(self, base_dir: str | Path, secrets: tuple[str, ...] | set[str] = ()) -> None:
         self.base_dir = Path(base_dir)
         self.redact = Redactor(secrets)
-        self.kind = kind
 
     # -- primitives -------------------------------------------------------------------------
     def run_dir(self, run_id: str) -> Path:
@@ -219,45 +198,29 @@ class LocalStore:
             path.unlink(missing_ok=True)
         return len(leftovers)
 
-    def start_run(self, run_id: str, **fields: Any) -> dict[str, Any]:
-        """Create or resume run ``run_id``: status ``running``, this process as owner
-        (temp files of an interrupted earlier attempt are removed first)."""
-        self.remove_partial_writes(run_id)
-        now = time.time()
-        info = self.read_json(run_id, RUN_FILE, default={}) or {}
-        info.setdefault("run_id", run_id)
-        info.setdefault("created_at", now)
-        info.update(fields)
-        kind = self.kind or ("parl_language" if info.get("env") == "parallel_tasks" else "language")
-        pid = os.getpid()
-        info.update(status="running", pid=pid, pid_started=process_start(pid), error=None)
-        info.update(schema_version=SCHEMA_VERSION, kind=kind, code=code_version())
-        info.setdefault("config", {})
-        info["updated_at"] = now
-        info["attempts"] = int(info.get("attempts", 0)) + 1
-        self.write_json(run_id, RUN_FILE, info)
-        self._run_event(run_id, "run_start", attempt=info["attempts"], kind=kind)
-        return info
+    def run(self, run_id: str) -> RunDir:
+        """Run ``run_id`` under the run contract, writing through this store's redactor."""
+        return RunDir(self.run_dir(run_id), redact=self.redact)
 
-    def _run_event(self, run_id: str, name: str, **fields: Any) -> None:
-        """An event of the run contract (``run_start``, ``run_end``) in ``logs/events.jsonl``."""
-        self.append_event(run_id, EVENTS_FILE, {"time": time.time(), "event": name, **fields})
+    def start_run(self, run_id: str, kind: str = "language", **fields: Any) -> dict[str, Any]:
+        """Create or resume run ``run_id`` as a run of ``kind``: status ``running``, this
+        process as owner (:meth:`RunDir.start`, the one writer of a new attempt)."""
+        self.remove_partial_writes(run_id)
+        self.read_json(run_id, RUN_FILE)  # a corrupt one is refused with how to recover
+        return self.run(run_id).start(kind, **fields)
 
     def update_run(self, run_id: str, **fields: Any) -> dict[str, Any]:
         """Merge ``fields`` into ``run.json``."""
-        info = self.read_json(run_id, RUN_FILE, default={"run_id": run_id}) or {}
-        info.update(fields, updated_at=time.time())
-        self.write_json(run_id, RUN_FILE, info)
-        return info
+        return self.run(run_id).update(**fields)
 
     def set_status(self, run_id: str, status: RunStatus, error: str | None = None) -> None:
         """Record the run's status (``running``/``completed``/``failed``/``stopped``;
         ``stopped`` after SIGTERM is recorded as ``cancelled``, see
         :func:`~langmarl.store.run.interrupted_status`)."""
-        status, error = interrupted_status(status, error)
-        self.update_run(run_id, status=status, error=error)
-        if status != "running":
-            self._run_event(run_id, "run_end", status=status, error=error)
+        if status == "running":
+            self.update_run(run_id, status=status, error=error)
+        else:
+            self.run(run_id).finish(status, error)
 
     def run_info(self, run_id: str) -> dict[str, Any]:
         """``run.json`` with the status made true: a ``running`` run whose process is gone
@@ -270,7 +233,7 @@ class LocalStore:
         if info is None:
             raise ConfigError(f"No run {run_id!r} in {self.base_dir} (no {RUN_FILE}).")
         info = check_schema(self.path(run_id, RUN_FILE), info)
-        return true_status(info, "train again with the same run id to resume it")
+        return true_status(info, kinds.resume_hint(info.get("kind"), self.run_dir(run_id)))
 
     def list_runs(self) -> list[dict[str, Any]]:
         """Every run's info (see :meth:`run_info`), newest first."""

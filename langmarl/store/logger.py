@@ -59,24 +59,24 @@ class RunLogger:
         self.event("error", message=message)
 
     def iteration_start(self, iteration: int, policies: dict[str, str]) -> None:
-        self.info(f"iteration {iteration} started ({len(policies)} agents)")
+        self.info(f"iteration {iteration + 1} started ({len(policies)} agents)")
         self.event("iteration_start", iteration=iteration, agents=list(policies))
 
     def iteration_end(self, iteration: int, stats: dict[str, Any]) -> None:
         self.info(
-            f"iteration {iteration} done: avg reward {stats.get('avg_reward', 0.0):.3f}, "
+            f"iteration {iteration + 1} done: avg reward {stats.get('avg_reward', 0.0):.3f}, "
             f"{stats.get('total_tokens', 0)} tokens, ${stats.get('cost_usd', 0.0):.4f}"
         )
         self.event("iteration_end", iteration=iteration, stats=stats)
 
     def episode_saved(self, iteration: int, episode_id: int, reward: float) -> None:
-        self.debug(f"iteration {iteration} episode {episode_id}: reward {reward:.3f}")
+        self.debug(f"iteration {iteration + 1} episode {episode_id}: reward {reward:.3f}")
         self.event("episode", iteration=iteration, episode_id=episode_id, reward=reward)
 
     def evaluation_done(
         self, iteration: int, episode_id: int, paradigm: str, response: str
     ) -> None:
-        self.debug(f"iteration {iteration} episode {episode_id}: {paradigm} evaluation done")
+        self.debug(f"iteration {iteration + 1} episode {episode_id}: {paradigm} evaluation done")
         self.event(
             "evaluation",
             iteration=iteration,
@@ -86,5 +86,5 @@ class RunLogger:
         )
 
     def gradient_saved(self, iteration: int, agent_name: str, num_gradients: int) -> None:
-        self.debug(f"iteration {iteration}: {num_gradients} gradients for {agent_name}")
+        self.debug(f"iteration {iteration + 1}: {num_gradients} gradients for {agent_name}")
         self.event("gradient", iteration=iteration, agent=agent_name, count=num_gradients)

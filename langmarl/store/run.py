@@ -42,8 +42,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+import langmarl.store.kinds as kinds
 from langmarl.core.errors import ConfigError, RunFileError
 from langmarl.core.files import append_jsonl, atomic_write_text, load_json_file, read_jsonl
 from langmarl.core.processes import process_alive, process_start
@@ -61,9 +62,7 @@ RUN_FILE = "run.json"
 METRICS_FILE = "metrics.jsonl"
 EVENTS_FILE = "logs/events.jsonl"
 
-RunKind = Literal["language", "parl_language", "magrpo", "iac", "maac", "parl_grpo", "p2p_session"]
 RunStatus = Literal["running", "completed", "failed", "stopped", "cancelled"]
-RUN_KINDS: tuple[str, ...] = get_args(RunKind)
 RUN_STATUSES: tuple[str, ...] = get_args(RunStatus)
 
 
@@ -84,8 +83,9 @@ class RunRecord(BaseModel):
     """Layout version (0: written before the run contract)."""
     run_id: str
     """The run directory's name."""
-    kind: RunKind
-    """Which trainer wrote the run."""
+    kind: str
+    """Which trainer wrote the run: a registered kind (:mod:`langmarl.store.kinds`; an older
+    name is read as the kind's own, a kind this process has not registered as written)."""
     status: RunStatus = "running"
     """As recorded; see :meth:`RunDir.record` for the status made true."""
     error: str | None = None
@@ -103,24 +103,11 @@ class RunRecord(BaseModel):
     attempts: int = 0
     """How many times the run was started (1 + resumes)."""
 
-
-RESUME_HINTS = {
-    "language": "train again with the same config and run id to resume it",
-    "parl_language": "run `langmarl parl train` again with the same config to resume it",
-    "p2p_session": "continue it with `langmarl p2p resume {path}`",
-    **dict.fromkeys(
-        ("magrpo", "iac", "maac"),
-        "continue it with `langmarl magrpo train RUN_FILE --resume latest`",
-    ),
-    "parl_grpo": "continue it with `langmarl parl grpo --resume latest` (same config)",
-}
-"""What the error of a killed run says to do, per kind (others: :data:`DEFAULT_RESUME_HINT`)."""
-DEFAULT_RESUME_HINT = "run the same command with --resume latest to continue it"
-
-
-def resume_hint(kind: str | None, path: Path) -> str:
-    """How to continue a killed run of ``kind`` in ``path``."""
-    return RESUME_HINTS.get(kind or "", DEFAULT_RESUME_HINT).format(path=path)
+    @field_validator("kind")
+    @classmethod
+    def _one_name(cls, kind: str) -> str:
+        spec = kinds.find(kind)
+        return spec.name if spec is not None else kind
 
 
 def true_status(info: dict[str, Any], resume_hint: str) -> dict[str, Any]:
@@ -163,7 +150,7 @@ class RunDir:
         path: The run directory (created on :meth:`start`).
         redact: Scrubs secrets from everything written (default: the environment's secrets).
         resume_hint: What the error of a killed run tells the user to do (default: the
-            kind's, :data:`RESUME_HINTS`).
+            kind's, :attr:`~langmarl.store.kinds.RunKindSpec.resume_hint`).
     """
 
     def __init__(
@@ -243,7 +230,7 @@ class RunDir:
             parl = self.file("parl_curves.json").is_file()
             info["kind"] = "parl_language" if parl else "language"
         info.setdefault("run_id", self.run_id)
-        hint = self.resume_hint or resume_hint(info["kind"], self.path)
+        hint = self.resume_hint or kinds.resume_hint(info["kind"], self.path)
         return RunRecord.model_validate(true_status(info, hint))
 
     def start(self, kind: str, config: dict[str, Any] | None = None, **fields: Any) -> dict:
@@ -251,10 +238,9 @@ class RunDir:
         version of this attempt (temp files a killed writer left are removed first).
 
         Raises:
-            ConfigError: if ``kind`` is not one of :data:`RUN_KINDS`.
+            ConfigError: if ``kind`` is not a registered kind (:mod:`langmarl.store.kinds`).
         """
-        if kind not in RUN_KINDS:
-            raise ConfigError(f"unknown run kind {kind!r}: use one of {', '.join(RUN_KINDS)}")
+        kind = kinds.get(kind).name
         for leftover in self.path.rglob(".*.tmp") if self.path.is_dir() else []:
             if leftover.is_dir():  # a checkpoint staged but never renamed into place
                 shutil.rmtree(leftover, ignore_errors=True)

@@ -65,10 +65,15 @@ class LoggingCallback(Callback):
         trainer.logger.iteration_end(iteration, stats)
 
 
+EXPORT_DIR = "exported"
+"""Where a run's newest policies are exported inside it when no ``checkpoint_dir`` is set."""
+
+
 class CheckpointCallback(Callback):
     """Checkpoints are saved by the trainer (in the run directory) in any case; this
-    callback also exports the newest policies to ``<checkpoint_dir>/<run_id>/<agent>.txt``
-    after every iteration (the reference's ``checkpoint_dir``).
+    callback also exports the newest policies as ``<agent>.txt`` after every iteration: to
+    ``<checkpoint_dir>/<run_id>/`` (the reference's ``checkpoint_dir``), or to
+    ``<run dir>/exported/`` when none is set.
 
     Args:
         checkpoint_dir: Export folder (default: the config's ``checkpoint_dir``).
@@ -80,7 +85,9 @@ class CheckpointCallback(Callback):
     def on_iteration_end(
         self, iteration: int, stats: dict[str, Any], trainer: MonteCarloTrainer
     ) -> None:
-        folder = Path(self.checkpoint_dir or trainer.config.checkpoint_dir) / trainer.run_id
+        chosen = self.checkpoint_dir or trainer.config.checkpoint_dir
+        run = trainer.store.run_dir(trainer.run_id)
+        folder = Path(chosen) / trainer.run_id if chosen else run / EXPORT_DIR
         for agent_id, policy in trainer.checkpoint.get_policies().items():
             name = re.sub(r"[^A-Za-z0-9_.-]+", "_", agent_id) or "agent"
             atomic_write_text(folder / f"{name}.txt", trainer.store.redact(policy))

@@ -34,7 +34,7 @@ def check_failures(
     if len(failed) < len(errors) and len(failed) / len(errors) <= max_rate:
         return
     raise RunFailedError(
-        f"iteration {iteration}: {len(failed)} of {len(errors)} {what} failed "
+        f"iteration {iteration + 1}: {len(failed)} of {len(errors)} {what} failed "
         f"(max_failure_rate {max_rate:g}); first error: {failed[0]}. Fix the cause (endpoint, "
         "API key, model name), then train again with the same run id: this iteration is "
         "resumed and the finished ones are kept"

@@ -74,8 +74,8 @@ class MonteCarloTrainer:
             is kept in ``metadata["env_reward"]``).
         store: Where the run lives (default: ``LocalStore(config.experiment_dir)``).
         callbacks: Hooks (default: ``[LoggingCallback()]``).
-        run_id: The run's directory name (default: ``config.exp_name``). Training again
-            with the same id resumes the run instead of starting a new one.
+        run_id: The run's directory name (default: ``config.run_id``, else ``exp_name``).
+            Training again with the same id resumes the run instead of starting a new one.
         ledger: Usage by role (default: the components' own, else a new one).
     """
 
@@ -100,7 +100,7 @@ class MonteCarloTrainer:
             )
         self.config, self.env, self.critic, self.optimizer = config, env, critic, optimizer
         self.reward_fn = reward_fn
-        self.run_id = run_id or config.exp_name
+        self.run_id = run_id or getattr(config, "run_id", None) or config.exp_name
         self.store = store or LocalStore(config.experiment_dir)
         self.callbacks = [LoggingCallback()] if callbacks is None else list(callbacks)
         self.ledger = ledger or self._find_ledger() or UsageLedger()
@@ -198,6 +198,7 @@ class MonteCarloTrainer:
         """Open (or resume) the run; return the first iteration still to do."""
         info = self.store.start_run(
             self.run_id,
+            getattr(self.env, "run_kind", "language"),
             env=getattr(self.env, "name", type(self.env).__name__),
             agent_ids=self.agent_ids,
             paradigm=self.config.paradigm,

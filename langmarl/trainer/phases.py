@@ -360,7 +360,7 @@ class PhaseRunner:
             if d.score is not None:
                 verdict = "accepted" if d.accepted else "rejected"
                 t.logger.info(
-                    f"iteration {self.iteration}: {d.agent_id} candidate {d.candidate} "
+                    f"iteration {self.iteration + 1}: {d.agent_id} candidate {d.candidate} "
                     f"{verdict}: {d.reason}"
                 )
         return selection

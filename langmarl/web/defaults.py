@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-DEFAULT_RUNS_DIR = "runs"
-"""Where ``langmarl dashboard`` looks without ``--runs-dir``."""
+from langmarl.core.runs_dir import DEFAULT_RUNS_DIR
+
+__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "DEFAULT_RUNS_DIR", "MAX_BODY_BYTES", "TOKEN_ENV"]
 DEFAULT_HOST = "127.0.0.1"
 """Loopback: any other address needs a token."""
 DEFAULT_PORT = 8765

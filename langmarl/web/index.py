@@ -17,6 +17,7 @@ from typing import Any
 
 from langmarl.core.errors import LangmarlError
 from langmarl.core.files import read_jsonl
+from langmarl.store import kinds
 from langmarl.store.catalog import RunSummary, find_runs, open_run
 from langmarl.store.run import METRICS_FILE, RUN_FILE
 from langmarl.web.errors import ApiError
@@ -25,12 +26,6 @@ from langmarl.web.metadata import METADATA_FILE, RunMetadata, run_metadata
 ID_SEPARATOR = "~"
 """Joins the parts of a nested run's path into one URL segment (``group~seed1``)."""
 TRASH_DIR = ".trash"
-SCORE_KEYS = {
-    "language": "avg_reward", "parl_language": "avg_reward", "magrpo": "reward_mean",
-    "iac": "reward_mean", "maac": "reward_mean", "parl_grpo": "total_reward",
-    "p2p_session": "intent_score",
-}  # fmt: skip
-"""The metrics key whose series a run's sparkline shows, per kind."""
 SPARK_POINTS = 32
 """Points of a sparkline (a longer series is sampled evenly, the last point kept)."""
 WATCHED = (
@@ -60,10 +55,12 @@ class RunEntry:
 
     def as_dict(self) -> dict[str, Any]:
         s = self.summary
+        spec = kinds.find(s.kind)
         return {
             "run_id": self.run_id, "kind": s.kind, "status": s.status, "error": s.error,
             "updated_at": s.updated_at, "progress": s.progress, "score": s.score,
-            "score_key": SCORE_KEYS.get(s.kind),
+            "score_key": spec and spec.score_key, "score_label": spec and spec.score_label,
+            "view": spec.view if spec else "metrics", "sections": spec and spec.sections,
             "layout": s.layout, "steps": self.steps, "last_step": self.last_step,
             "sparkline": self.sparkline, **self.metadata.model_dump(),
         }  # fmt: skip
@@ -100,7 +97,8 @@ def _entry(run_id: str, summary: RunSummary) -> RunEntry:
         rows = [r for r in read_jsonl(summary.path / METRICS_FILE) if isinstance(r, dict)]
     except LangmarlError:
         rows = []
-    key = SCORE_KEYS.get(summary.kind, "reward_mean")
+    spec = kinds.find(summary.kind)
+    key = spec.score_key if spec else "reward_mean"
     scores = [float(r[key]) for r in rows if isinstance(r.get(key), int | float)]
     last = rows[-1].get("step") if rows else None
     return RunEntry(
@@ -195,3 +193,19 @@ class RunIndex:
                 "GET /api/runs lists the run ids (deleted runs: GET /api/trash)",
             )  # fmt: skip
         return entry
+
+
+def require_view(entry: RunEntry, view: str, has: str, what: str) -> Path:
+    """``entry``'s directory, if its kind is shown by the dashboard's ``view``.
+
+    Raises:
+        ApiError: 404 naming the kinds that have ``what``, for a run of another kind.
+    """
+    spec = kinds.find(entry.summary.kind)
+    if spec is None or spec.view != view:
+        owners = ", ".join(k.name for k in kinds.all_kinds() if k.view == view)
+        raise ApiError(
+            404, f"run {entry.run_id!r} is a {entry.summary.kind} run: it has no {has}",
+            f"{what} belong to {owners} runs",
+        )  # fmt: skip
+    return entry.path

@@ -42,7 +42,7 @@ def _language_config(tmp_path: Path, llm: dict[str, object]) -> Path:
                 "trajectories_per_iteration": 3,
                 "llm": llm,
                 "seed": 0,
-                "experiment_dir": str(tmp_path / "runs"),
+                "runs_dir": str(tmp_path / "runs"),
                 "checkpoint_dir": str(tmp_path / "ck"),
             }
         )
@@ -114,7 +114,7 @@ def test_ctrl_c_stops_weight_space_training(tmp_path: Path) -> None:
     output = tmp_path / "magrpo"
     config = Path(__file__).resolve().parents[2] / "configs" / "magrpo" / "quickstart.json"
     process = _start(["magrpo", "train", str(config), "--no-plot", "--set", "heldout=false",
-                      "--set", f"trainer.output_dir={output}"])  # fmt: skip
+                      "--set", f"runs_dir={tmp_path}", "--set", "run_id=magrpo"])  # fmt: skip
     deadline = time.monotonic() + 120
     while not (output / "run.json").exists() and time.monotonic() < deadline:
         time.sleep(0.2)

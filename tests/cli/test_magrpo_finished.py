@@ -14,7 +14,8 @@ from langmarl.store.run import RunDir
 def finished_run(tmp_path: Path, max_steps: int = 4) -> Path:
     output = tmp_path / "run"
     config = tmp_path / "run.json"
-    config.write_text(json.dumps({"trainer": {"output_dir": str(output), "max_steps": 4}}))
+    settings = {"runs_dir": str(tmp_path), "run_id": "run", "trainer": {"max_steps": 4}}
+    config.write_text(json.dumps(settings))
     run = RunDir(output)
     run.start("magrpo", config={"max_steps": max_steps, "num_train_epochs": 1}, total_steps=4)
     run.update(step=4)
@@ -31,7 +32,7 @@ def test_a_rerun_is_refused_as_finished(tmp_path: Path) -> None:
     assert result.exit_code != 0
     message = str(result.exception)
     assert "holds a finished run (completed at step 4 of 4)" in message
-    assert "--set trainer.output_dir=runs/<new name>" in message
+    assert "--set run_id=<new name>" in message
 
 
 def test_resume_of_a_finished_run_says_there_is_nothing_left(tmp_path: Path) -> None:

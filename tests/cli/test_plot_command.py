@@ -36,7 +36,7 @@ def test_plot_a_run_id_under_dir_to_an_output_file(tmp_path: Path) -> None:
     store.save_metrics("quick", [{"iteration": 0, "avg_reward": 0.2}])
     out = tmp_path / "figs" / "quick.png"
     result = runner.invoke(
-        build_app(), ["plot", "quick", "--dir", str(tmp_path / "exp"), "-o", str(out)]
+        build_app(), ["plot", "quick", "--runs-dir", str(tmp_path / "exp"), "-o", str(out)]
     )
     assert result.exit_code == 0, result.output
     assert result.stdout.strip().splitlines()[-1] == str(out) and out.is_file()
@@ -57,6 +57,6 @@ def test_not_a_run_is_one_clear_line_and_exit_1(tmp_path: Path) -> None:
 
 
 def test_unknown_run_id_names_where_it_looked(tmp_path: Path) -> None:
-    result = runner.invoke(build_app(), ["plot", "nope", "--dir", str(tmp_path)])
+    result = runner.invoke(build_app(), ["plot", "nope", "--runs-dir", str(tmp_path)])
     assert result.exit_code != 0
     assert f"No run 'nope': not a directory, nor a run id in {tmp_path}/" in str(result.exception)

@@ -9,9 +9,10 @@ from typing import Any
 
 from rich.console import Console
 
+from langmarl.cli.eval_commands import comparison_table
 from langmarl.cli.parl_commands import CURVE_COLUMNS
 from langmarl.cli.runs_commands import _runs_table
-from langmarl.cli.train_commands import comparison_table, summary_table, usage_table
+from langmarl.cli.train_commands import summary_table, usage_table
 from langmarl.store.catalog import RunSummary
 
 ITERATION = {

@@ -75,7 +75,7 @@ def test_non_utf8_dataset_file_through_train(tmp_path: Path, capsys, monkeypatch
                 "task_type": "qa",
                 "benchmark_path": str(tasks),
                 "llm": {**llm, "requires_api_key": False, "max_retries": 0},
-                "experiment_dir": str(tmp_path / "runs"),
+                "runs_dir": str(tmp_path / "runs"),
                 "checkpoint_dir": str(tmp_path / "ck"),
             }
         )

@@ -36,7 +36,8 @@ def test_reference_defaults() -> None:
         8,
         1,
     )
-    assert config.experiment_dir == "./experiments" and config.checkpoint_dir == "./ckpt_policy"
+    assert (config.runs_dir, config.run_id) == ("runs", None)
+    assert config.checkpoint_dir is None  # exports go inside the run
     assert OvercookedConfig().episode_horizon == 400 and OvercookedConfig().p0_agent == "ProAgent"
     piston = PistonballConfig()
     assert (piston.num_pistons, piston.max_cycles, piston.frame_size) == (20, 125, 84)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from langmarl.jobs import JobSpec
@@ -19,9 +21,15 @@ STUB_REPLY = role_responder(
 )
 
 
+EXPORTS = Path(tempfile.gettempdir()) / "langmarl-test-exports"
+"""Where the jobs' language runs export their policies (``checkpoint_dir``): a job places
+only its run, and the default ``./ckpt_policy`` would be the repository."""
+
+
 def language_config(stub: OpenAIStub, iterations: int = 1) -> dict[str, Any]:
     """A language run of ``iterations`` iterations, two episodes each, on ``stub``."""
     return {
+        "checkpoint_dir": str(EXPORTS),
         "env": "language",
         "num_iterations": iterations,
         "trajectories_per_iteration": 2,

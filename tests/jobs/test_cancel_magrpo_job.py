@@ -32,4 +32,4 @@ def test_a_cancelled_magrpo_job_ends_cancelled(tmp_path: Path) -> None:
     assert run.events()[-1] == {**run.events()[-1], "event": "run_end", "status": "cancelled"}
     assert not list(run.path.rglob(".*.tmp"))
     saved = json.loads((run.path / "run_config.json").read_text())
-    assert saved["trainer"]["output_dir"] == str(run.path)
+    assert (saved["runs_dir"], saved["run_id"]) == (str(run.path.parent), job_id)

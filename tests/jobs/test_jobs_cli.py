@@ -50,7 +50,7 @@ def test_submit_list_status_logs_cancel(tmp_path: Path) -> None:
         assert record.job_id in submitted.stdout
         run = RunDir(record.run_dir)
         log = ("logs", record.job_id, "--runs-dir", runs)
-        wait_until(lambda: "iteration 0" in _jobs(*log), timeout_s=180, what="iteration 0 logged")
+        wait_until(lambda: "iteration 1" in _jobs(*log), timeout_s=180, what="iteration 1 logged")
         assert record.job_id in _jobs("list", "--runs-dir", runs) and "running" in _jobs(
             "list", "--runs-dir", runs
         )
@@ -63,7 +63,7 @@ def test_submit_list_status_logs_cancel(tmp_path: Path) -> None:
     assert run.record().status == "cancelled"
     assert json.loads((run.path / "config.json").read_text())["trajectories_per_iteration"] == 1
     listed = CliRunner().invoke(
-        build_app(), ["runs", "--dir", runs, "--status", "cancelled"], env={"COLUMNS": "300"}
+        build_app(), ["runs", "--runs-dir", runs, "--status", "cancelled"], env={"COLUMNS": "300"}
     )
     assert listed.exit_code == 0 and record.job_id in listed.output, listed.output
 

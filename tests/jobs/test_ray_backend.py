@@ -73,7 +73,7 @@ def test_cancel_on_the_cluster_ends_the_run_cancelled(cluster: None, tmp_path: P
     with OpenAIStub(latency=0.1, responder=STUB_REPLY) as stub:
         job_id = backend.submit(language_job(stub, iterations=50))
         # the run is in a temp dir on the node: its log comes through the actor
-        wait_until(lambda: "iteration 0" in _logs(backend, job_id), timeout_s=180, what="iter 0")
+        wait_until(lambda: "iteration 1" in _logs(backend, job_id), timeout_s=180, what="iter 1")
         assert backend.status(job_id).state == "running"
         assert not (tmp_path / "runs" / job_id / "run.json").exists()
         backend.cancel(job_id)

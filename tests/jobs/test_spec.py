@@ -1,4 +1,5 @@
-"""Job specs: each kind validated by its command's config class, placed in its run dir."""
+"""Job specs: each kind validated by its command's config class, placed in its run dir (every
+kind alike: tests/config/test_runs_root.py)."""
 
 from __future__ import annotations
 
@@ -14,32 +15,7 @@ CONFIGS = Path(__file__).parents[2] / "configs"
 RUN = Path("/runs/job-1")
 
 
-@pytest.mark.parametrize(
-    ("kind", "config", "field", "seed_field"),
-    [
-        ("language", "quickstart.json", ("experiment_dir",), ("seed",)),
-        ("parl_language", "parl/language_tiny.json", ("experiment_dir",), ("seed",)),
-        ("magrpo", "magrpo/writing_tiny.json", ("trainer", "output_dir"), ("trainer", "seed")),
-        ("parl_grpo", "parl/grpo_tiny.json", ("grpo", "output_dir"), ("grpo", "seed")),
-    ],
-)
-def test_each_kind_is_placed_in_its_run_dir_with_its_seed(kind, config, field, seed_field):
-    spec = JobSpec(kind=kind, config=str(CONFIGS / config), seed=5)
-    resolved, extra = resolve_config(spec, RUN)
-    place, seed = resolved, resolved
-    for key in field:
-        place = place[key]
-    for key in seed_field:
-        seed = seed[key]
-    assert seed == 5
-    if field == ("experiment_dir",):
-        assert (place, extra) == ("/runs", ["--run-id", "job-1"])
-        assert resolved["checkpoint_dir"] == "/runs/job-1/exported"
-    else:
-        assert (place, extra) == (str(RUN), [])
-
-
-def test_p2p_needs_an_intent_and_gets_the_runs_dir() -> None:
+def test_p2p_needs_an_intent_and_is_placed_like_every_kind() -> None:
     with pytest.raises(ConfigError, match="needs intent"):
         parse_spec({"kind": "p2p"})
     with pytest.raises(ConfigError, match="only used by p2p"):
@@ -47,11 +23,11 @@ def test_p2p_needs_an_intent_and_gets_the_runs_dir() -> None:
     with pytest.raises(ConfigError, match="Did you mean 'resources'"):
         parse_spec({"kind": "language", "resource": {"cpus": 2}})
     spec = JobSpec(kind="p2p", intent="run backwards", seed=2, overrides={"max_iterations": 1})
-    resolved, extra = resolve_config(spec, RUN)
-    assert resolved == {"max_iterations": 1, "seeds": [2]} and extra == ["--runs-dir", str(RUN)]
-    argv = command(spec, Path("c.json"), extra, "python")
+    resolved = resolve_config(spec, RUN)
+    assert resolved == {"max_iterations": 1, "runs_dir": "/runs", "run_id": "job-1", "seed": 2}
+    argv = command(spec, Path("c.json"), "python")
     assert argv == ["python", "-m", "langmarl.cli", "p2p", "run", "run backwards",
-                    "--config", "c.json", "--runs-dir", str(RUN)]  # fmt: skip
+                    "--config", "c.json"]  # fmt: skip
 
 
 def test_invalid_configs_name_the_field_and_the_fix() -> None:
@@ -72,4 +48,4 @@ def test_job_ids_start_with_the_name_and_are_unique() -> None:
     spec = JobSpec(kind="language", name="my sweep/seed 1")
     ids = {new_job_id(spec) for _ in range(20)}
     assert len(ids) == 20 and all(i.startswith("my-sweep-seed-1-") for i in ids)
-    assert command(spec, Path("c.json"), [], "py")[3:] == ["train", "c.json"]
+    assert command(spec, Path("c.json"), "py")[3:] == ["train", "c.json"]

@@ -95,7 +95,8 @@ def test_cli_trains_the_poster_task_and_reports_heldout_before_and_after(tmp_pat
     run_dir = tmp_path / "poster"
     settings = {
         "task.num_eval": "3",
-        "trainer.output_dir": str(run_dir),
+        "runs_dir": str(run_dir.parent),
+        "run_id": run_dir.name,
         "trainer.max_steps": "1",
         "trainer.num_generations": "2",
         "trainer.max_new_tokens": "6",
@@ -115,10 +116,10 @@ def test_cli_trains_the_poster_task_and_reports_heldout_before_and_after(tmp_pat
     assert (run_dir / "curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (run_dir / "checkpoints" / "step-000001" / "agent-1").is_dir()
 
-    again = CliRunner().invoke(build_app(), args)  # the same output_dir: refused, nothing lost
+    again = CliRunner().invoke(build_app(), args)  # the same run dir: refused, nothing lost
     assert again.exit_code != 0
     said = str(again.exception) + again.output
-    assert "holds a finished run" in said and "--set trainer.output_dir=" in said
+    assert "holds a finished run" in said and "--set run_id=" in said
     assert (run_dir / "checkpoints" / "step-000001" / "agent-1").is_dir()
 
     # `langmarl eval` on a MAGRPO run is `magrpo eval` (issue 27): --episodes, --iteration

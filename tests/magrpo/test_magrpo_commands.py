@@ -54,7 +54,9 @@ def test_a_run_held_by_another_process_is_refused_before_anything_loads(tmp_path
                 "--resume",
                 "latest",
                 "--set",
-                f"trainer.output_dir={output}",
+                f"runs_dir={output.parent}",
+                "--set",
+                f"run_id={output.name}",
             ],
         )
     assert isinstance(result.exception, RunLockedError)
@@ -77,7 +79,7 @@ def test_a_failing_heldout_pass_after_training_leaves_the_run_failed(tmp_path, m
 
     monkeypatch.setattr(heldout, "heldout_scores", broken_after)
     output = tmp_path / "run"
-    settings = [f"trainer.output_dir={output}", "trainer.max_steps=1", "trainer.num_turns=1"]
+    settings = [f"runs_dir={tmp_path}", "run_id=run", "trainer.max_steps=1", "trainer.num_turns=1"]
     settings += ["trainer.max_new_tokens=4", "trainer.eval_interval=null", "task.num_eval=1"]
     args = ["magrpo", "train", "configs/magrpo/writing_tiny.json", "--no-plot"]
     result = CliRunner().invoke(build_app(), [*args, *(x for s in settings for x in ("--set", s))])

@@ -3,6 +3,8 @@ SIGKILLed run resumes from its newest checkpoint with no step lost or repeated."
 
 from __future__ import annotations
 
+import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -38,7 +40,7 @@ def test_a_tiny_run_is_listed_with_its_metrics(tiny_models, tmp_path: Path) -> N
     assert [m["step"] for m in RunDir(tmp_path / "runs" / "tiny").metrics()] == [1, 2]
     [summary] = find_runs(tmp_path)
     assert (summary.kind, summary.status, summary.progress) == ("magrpo", "completed", "2/2 steps")
-    result = CliRunner().invoke(build_app(), ["runs", "--dir", str(tmp_path / "runs")])
+    result = CliRunner().invoke(build_app(), ["runs", "--runs-dir", str(tmp_path / "runs")])
     assert result.exit_code == 0 and "tiny" in result.output and "magrpo" in result.output
     shown = CliRunner().invoke(build_app(), ["runs", "show", str(tmp_path / "runs" / "tiny")])
     assert shown.exit_code == 0 and "step-000002" in shown.output, shown.output
@@ -72,7 +74,9 @@ def test_sigkill_then_resume_loses_and_repeats_no_step(tmp_path: Path, kill_then
 def test_a_run_of_the_old_layout_resumes_into_the_contract(tiny_models, tmp_path: Path) -> None:
     run = tmp_path / "old"
     _trainer(tiny_models, run, save_steps=1).train()
-    (run / "run.json").unlink()  # the layout before the run contract: no run.json, no events
+    config = RunDir(run).record().config  # the layout before the run contract: config.json,
+    (run / "config.json").write_text(json.dumps(config))  # no run.json, no events
+    (run / "run.json").unlink()
     (run / "logs" / "events.jsonl").unlink()
     assert find_runs(tmp_path)[0].layout == "old"
     with pytest.raises(ConfigError, match="already holds a run"):
@@ -81,3 +85,16 @@ def test_a_run_of_the_old_layout_resumes_into_the_contract(tiny_models, tmp_path
     record = RunDir(run).record()
     assert (record.status, record.attempts, record.schema_version) == ("completed", 1, 1)
     assert [m["step"] for m in RunDir(run).metrics()] == [1, 2, 3]
+
+
+def test_resume_latest_before_the_first_checkpoint_starts_over(tiny_models, tmp_path) -> None:
+    """A run killed before its first checkpoint (a retried job) continues with `--resume
+    latest` from step 0: its metrics lines are dropped and trained again, none twice."""
+    run = tmp_path / "early"
+    _trainer(tiny_models, run, save_steps=1).train()
+    shutil.rmtree(run / "checkpoints")  # killed after logging, before any checkpoint
+    with pytest.raises(ConfigError, match="already holds a run"):
+        _trainer(tiny_models, run).train()
+    _trainer(tiny_models, run, save_steps=1).train("latest")
+    assert [m["step"] for m in RunDir(run).metrics()] == [1, 2]
+    assert RunDir(run).record().attempts == 2

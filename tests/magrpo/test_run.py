@@ -34,7 +34,7 @@ def test_a_new_run_never_lands_on_an_old_one(tmp_path):
     from langmarl.magrpo.run import check_new_run, load_run_dir, save_run_config
 
     config = load_run_config(
-        "configs/magrpo/poster.json", {"trainer.output_dir": str(tmp_path / "run")}
+        "configs/magrpo/poster.json", {"runs_dir": str(tmp_path), "run_id": "run"}
     )
     check_new_run(config)  # nothing there yet
     save_run_config(config)
@@ -44,6 +44,6 @@ def test_a_new_run_never_lands_on_an_old_one(tmp_path):
         check_new_run(config)
     moved = tmp_path / "moved"
     (tmp_path / "run").rename(moved)
-    assert load_run_dir(moved).trainer_config().output_dir == str(moved)
+    assert load_run_dir(moved).trainer_config().output_dir == str(moved.resolve())
     with pytest.raises(ConfigError, match=r"run_config\.json"):
         load_run_dir(tmp_path)

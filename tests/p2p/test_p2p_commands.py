@@ -65,7 +65,7 @@ def test_p2p_run_passes_options_and_reports(monkeypatch, tmp_path: Path):
     intent, config, kwargs = calls[0]
     assert intent == "make the cheetah run backwards"
     assert (config.max_iterations, config.total_timesteps) == (2, 1000)
-    assert kwargs["runs_dir"] == tmp_path and kwargs["vlm"] is None
+    assert config.runs_dir == str(tmp_path) and kwargs["vlm"] is None
     assert "passed" in result.output and "best: iter_1" in result.output
 
 

@@ -58,10 +58,13 @@ def test_validate_lists_missing_items(tmp_path: Path):
 def test_session_record(tmp_path: Path):
     session = SessionRecord(tmp_path / "session_x")
     session.path.mkdir()
-    session.set_status("running")
+    session.set_status("running")  # not started: nothing recorded
+    assert session.read_status() is None
+    session.start("run", "CartPole-v1", {})
     session.touch_heartbeat()
     status = session.read_status()
     assert status["status"] == "running" and "heartbeat_at" in status
+    assert not (session.path / "status.json").exists()  # run.json holds the status
     session.save_metadata({"prompt": "run"})
     assert session.update_metadata(starred=True) == {"prompt": "run", "starred": True}
     session.save_history({"status": "passed"})

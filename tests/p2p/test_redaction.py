@@ -126,4 +126,4 @@ def test_cli_session_keeps_keys_out_of_output_and_files(tmp_path: Path) -> None:
     for secret in SECRETS:
         assert secret not in output
     names = {p.name for p in assert_no_secret_in(tmp_path / "runs")}
-    assert {"status.json", "loop_history.json", "metadata.json"} <= names
+    assert {"run.json", "loop_history.json", "metadata.json"} <= names

@@ -1,4 +1,4 @@
-"""Prompt2Policy sessions follow the run contract: run.json (kind p2p_session, statuses
+"""Prompt2Policy sessions follow the run contract: run.json (kind p2p, statuses
 mapped), metrics.jsonl per iteration, listed and shown by `langmarl runs`."""
 
 from __future__ import annotations
@@ -24,12 +24,12 @@ from .test_loop import _run, replies
 def test_a_session_is_a_run(tmp_path: Path, score: str, outcome: str, status: str) -> None:
     result, _, session = _run(tmp_path, ScriptedLLM(replies(score)), max_iterations=2)
     record = RunDir(session.path).record()
-    assert (record.kind, record.status, record.outcome) == ("p2p_session", status, outcome)  # type: ignore[attr-defined]
+    assert (record.kind, record.status, record.outcome) == ("p2p", status, outcome)  # type: ignore[attr-defined]
     assert record.config["env_id"] == "InvertedPendulum-v5"
     metrics = RunDir(session.path).metrics()
     assert [m["step"] for m in metrics] == [s.iteration for s in result.iterations]
     [summary] = find_runs(tmp_path)
-    assert (summary.kind, summary.status, summary.layout) == ("p2p_session", status, "current")
+    assert (summary.kind, summary.status, summary.layout) == ("p2p", status, "current")
     shown = CliRunner().invoke(build_app(), ["runs", "show", str(session.path)])
     assert shown.exit_code == 0, shown.output
     assert f"outcome: {outcome}" in shown.output and "iteration 1: intent score" in shown.output

@@ -27,7 +27,7 @@ def test_grpo_on_the_embedded_orchestrator_records_curves(tmp_path: Path) -> Non
         seed=0, save_steps=None, save_model=False,  # ~3 GB of full-model saves
     )  # fmt: skip
     metrics = OrchestratorGRPO(env, config).train()
-    assert [m["step"] for m in metrics] == [0, 1]
+    assert [m["step"] for m in metrics] == [1, 2]
     assert [m["lambda1"] for m in metrics] == pytest.approx([0.1, 0.05])
     document = json.loads((tmp_path / CURVES_FILE).read_text())
     assert len(document["episodes"]) == 4
@@ -39,7 +39,7 @@ def test_grpo_on_the_embedded_orchestrator_records_curves(tmp_path: Path) -> Non
 def test_language_space_run_on_the_embedded_model_records_curves(tmp_path: Path) -> None:
     llm = LLMConfig.from_preset("local").model_copy(update={"max_tokens": 32})
     config = ParallelTasksConfig(
-        exp_name="parl_lang", experiment_dir=str(tmp_path), checkpoint_dir=str(tmp_path / "ck"),
+        exp_name="parl_lang", runs_dir=str(tmp_path), checkpoint_dir=str(tmp_path / "ck"),
         llm=llm, num_iterations=1, trajectories_per_iteration=2, num_tasks=4,
         max_subagent_steps=1, plan_max_tokens=32, subagent_max_tokens=8, combine="join", seed=0,
     )  # fmt: skip

@@ -15,6 +15,7 @@ from langmarl.envs.parallel.env import ParallelTasksEnv
 from langmarl.llm.types import ChatRequest
 from langmarl.parl.curves import CURVES_FILE
 from langmarl.parl.grpo import OrchestratorGRPO, OrchestratorGRPOConfig
+from langmarl.store.run import RunDir
 from langmarl.testing import ScriptedLLM, scripted_config
 
 
@@ -40,15 +41,15 @@ def test_grpo_step_updates_the_orchestrator_and_records_curves(tmp_path: Path) -
     trainer = OrchestratorGRPO(env, config, model=model, tokenizer=tokenizer)
     before = [p.detach().clone() for p in model.parameters()]
     metrics = trainer.train()
-    assert [m["step"] for m in metrics] == [0, 1]
+    assert [m["step"] for m in metrics] == [1, 2]  # numbered as every weight-space run
     assert all(torch.isfinite(torch.tensor(m["loss"])) for m in metrics)
-    assert metrics[0]["lambda1"] == pytest.approx(0.1) and metrics[1]["lambda1"] == pytest.approx(
-        0.05
-    )
+    # the first step trains with the initial λ
+    assert [m["lambda1"] for m in metrics] == pytest.approx([0.1, 0.05])
     # random plans fall back to one sub-agent per task part: real sub-agents, real traces
     assert all(m["num_subagents"] >= 1 and m["critical_steps"] >= 2 for m in metrics)
     document = json.loads((tmp_path / CURVES_FILE).read_text())
-    assert len(document["episodes"]) == 6 and len(document["curve"]) == 2
+    assert len(document["episodes"]) == 6 and [p["step"] for p in document["curve"]] == [1, 2]
+    assert {e["step"] for e in document["episodes"]} == {1, 2}
     assert any(m["completed_subtasks"] < m["assigned_subtasks"] for m in metrics)
     changed = any(not torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True))
     assert changed
@@ -76,8 +77,17 @@ def test_lora_trains_only_the_adapters_and_metrics_record_the_step(tmp_path: Pat
         if "lora_" not in name:  # peft names wrap the base ones
             original = name.replace("base_model.model.", "").replace(".base_layer", "")
             assert torch.equal(p, base[original]), name
-    metrics = json.loads((tmp_path / "metrics.json").read_text())
-    assert metrics[0]["seconds"] > 0 and "loss" in metrics[0]
+    [line] = RunDir(tmp_path).metrics()
+    assert line["step"] == 1 and line["seconds"] > 0 and "loss" in line
+    assert trainer.metrics == [line]
+    assert sorted(p.name for p in (tmp_path / "checkpoints").iterdir()) == ["step-000001"]
+    saved = [e for e in RunDir(tmp_path).events() if e["event"] == "checkpoint"]
+    assert [(e["step"], e["path"]) for e in saved] == [(1, "step-000001")]
+    assert RunDir(tmp_path).record().model_dump()["step"] == 1
+    # one metrics stream; the config only in run.json; no held-out evaluation
+    assert not (tmp_path / "metrics.json").exists() and not (tmp_path / "config.json").exists()
+    assert not (tmp_path / "eval.jsonl").exists() and trainer.evaluate() is None
+    assert RunDir(tmp_path).record().config["num_generations"] == 3
     episodes = json.loads((tmp_path / CURVES_FILE).read_text())["episodes"]
     assert len(episodes) == 3 and all(isinstance(e["plan"], str) for e in episodes)
     assert {e["plan_status"] for e in episodes} <= {"plan", "plan_numbered", "fallback_single"}

@@ -14,7 +14,7 @@ from tiny_orchestrator import tiny_model
 from langmarl.core.errors import ConfigError
 from langmarl.envs.parallel.env import ParallelTasksEnv
 from langmarl.magrpo.config import LoRAConfig
-from langmarl.parl.curves import CURVES_FILE
+from langmarl.parl.curves import CURVES_FILE, curves_document
 from langmarl.parl.grpo import OrchestratorGRPO, OrchestratorGRPOConfig
 from langmarl.store.catalog import find_runs
 from langmarl.store.run import RunDir
@@ -54,12 +54,53 @@ def test_checkpoint_resume_and_listing(tmp_path: Path) -> None:
     assert second.step == 2
     assert all(torch.equal(a, b) for a, b in zip(adapters, second.trainable, strict=True))
     metrics = second.train(resume_from="latest")
-    assert [m["step"] for m in metrics] == [0, 1, 2]
-    assert [m["step"] for m in RunDir(run).metrics()] == [0, 1, 2]
+    assert [m["step"] for m in metrics] == [3]  # this attempt's steps
+    assert [m["step"] for m in RunDir(run).metrics()] == [1, 2, 3]
+    assert second.metrics == RunDir(run).metrics()  # the whole run, before the resume too
     record = RunDir(run).record()
     assert record.status == "completed" and record.attempts == 2 and record.kind == "parl_grpo"
-    episodes = RunDir(run).file(CURVES_FILE).read_text()
-    assert episodes.count('"plan_status"') == 3 * 2
+    assert _episode_steps(run) == [1, 1, 2, 2, 3, 3]
+
+
+def _episode_steps(run: Path) -> list[int]:
+    return [e["step"] for e in json.loads(RunDir(run).file(CURVES_FILE).read_text())["episodes"]]
+
+
+def test_a_killed_step_after_the_checkpoint_is_trained_once(tmp_path: Path) -> None:
+    """A run killed after writing step 3's curves and metrics line but before its checkpoint
+    resumes at step 3 with those dropped: no step is duplicated or missing."""
+    run = tmp_path / "grpo"
+    _trainer(run, 2).train()
+    lines, document = RunDir(run).metrics(), json.loads(RunDir(run).file(CURVES_FILE).read_text())
+    RunDir(run).append("metrics.jsonl", {**lines[-1], "step": 3, "total_reward": 99.0})
+    killed = [{**e, "step": 3, "plan": "from the killed attempt"} for e in document["episodes"]]
+    RunDir(run).write_json(CURVES_FILE, curves_document(document["episodes"] + killed))
+    resumed = _trainer(run, 3)
+    assert [m["step"] for m in resumed.train(resume_from="latest")] == [3]
+    assert [m["step"] for m in RunDir(run).metrics()] == [1, 2, 3]
+    assert RunDir(run).metrics()[-1]["total_reward"] != 99.0
+    assert _episode_steps(run) == [1, 1, 2, 2, 3, 3]
+    assert "from the killed attempt" not in RunDir(run).file(CURVES_FILE).read_text()
+    assert sorted(p.name for p in (run / "checkpoints").iterdir()) == ["step-000003"]
+
+
+def test_a_run_that_numbered_steps_from_zero_resumes_numbered_from_one(tmp_path: Path) -> None:
+    """Runs written before the steps were numbered from 1 (metrics.jsonl, parl_curves.json
+    and metrics.json from 0; checkpoints named by finished steps) are renumbered on resume."""
+    run = tmp_path / "old"
+    _trainer(run, 2).train()
+    lines, document = RunDir(run).metrics(), json.loads(RunDir(run).file(CURVES_FILE).read_text())
+    old = [{**line, "step": line["step"] - 1} for line in lines]
+    old.append({**old[-1], "step": 2})  # a step killed before its checkpoint
+    RunDir(run).write_text("metrics.jsonl", "".join(json.dumps(line) + "\n" for line in old))
+    RunDir(run).write_json("metrics.json", old)
+    rows = [{**e, "step": e["step"] - 1} for e in document["episodes"]]
+    RunDir(run).write_json(CURVES_FILE, curves_document(rows))
+    resumed = _trainer(run, 3)
+    assert [m["step"] for m in resumed.train(resume_from="latest")] == [3]
+    assert [m["step"] for m in RunDir(run).metrics()] == [1, 2, 3]
+    assert _episode_steps(run) == [1, 1, 2, 2, 3, 3]
+    assert not (run / "metrics.json").exists()
 
 
 @pytest.mark.slow
@@ -67,7 +108,7 @@ def test_sigkill_then_resume_loses_and_repeats_no_step(tmp_path: Path, kill_then
     run, steps = tmp_path / "killed", 7
     command = [sys.executable, str(TARGET), str(run), str(steps), "0.3"]
     kill_then_finish(command, run, (2, 4))  # killed twice, then completed on attempt 3
-    assert [m["step"] for m in RunDir(run).metrics()] == list(range(steps))
+    assert [m["step"] for m in RunDir(run).metrics()] == list(range(1, steps + 1))
     episodes = RunDir(run).file(CURVES_FILE).read_text()
     assert episodes.count('"plan_status"') == steps * 2  # two plans per step, none repeated
     assert not list(run.rglob(".*.tmp"))
@@ -95,7 +136,7 @@ def test_a_checkpoint_of_the_earlier_layout_resumes(tmp_path: Path) -> None:
     _write_earlier_layout(writer, run, 1)
     resumed = _trainer(run, 2)
     metrics = resumed.train(resume_from="latest")
-    assert [m["step"] for m in metrics] == [1]  # step 0 is in the checkpoint
+    assert [m["step"] for m in metrics] == [2]  # step 1 is in the checkpoint
     assert RunDir(run).record().status == "completed"
     assert [p.name for p in (run / "checkpoints").iterdir()] == ["step-000002"]
     check = _trainer(run, 2)

@@ -36,7 +36,7 @@ def _reply_to(user: str) -> str:
 
 def test_monte_carlo_run_anneals_lambda_and_records_curves(tmp_path: Path) -> None:
     config = ParallelTasksConfig(
-        exp_name="parl", experiment_dir=str(tmp_path), num_iterations=2,
+        exp_name="parl", runs_dir=str(tmp_path), num_iterations=2,
         trajectories_per_iteration=2, seed=1,
     )  # fmt: skip
     llm = ScriptedLLM(_reply, config=scripted_config(max_retries=0))
@@ -79,7 +79,7 @@ def _parl_config_file(tmp_path: Path, url_config: dict) -> Path:
     path.write_text(json.dumps({
         "env": "parallel_tasks", "exp_name": "parl", "num_iterations": 2,
         "trajectories_per_iteration": 2, "seed": 1, "validate_updates": False,
-        "llm": url_config, "experiment_dir": str(tmp_path / "runs"),
+        "llm": url_config, "runs_dir": str(tmp_path / "runs"),
         "checkpoint_dir": str(tmp_path / "ck"),
     }))  # fmt: skip
     return path
@@ -109,7 +109,7 @@ def test_build_trainer_adds_the_env_hooks_once(tmp_path: Path) -> None:
     from langmarl.parl.language import build_parl_trainer
     from langmarl.trainer.callbacks import LoggingCallback
 
-    config = ParallelTasksConfig(exp_name="p", experiment_dir=str(tmp_path), llm="local")
+    config = ParallelTasksConfig(exp_name="p", runs_dir=str(tmp_path), llm="local")
     for trainer in (build_trainer(config), build_parl_trainer(config)):
         parl = [c for c in trainer.callbacks if isinstance(c, PARLCallback)]
         assert len(parl) == 1 and parl[0].env is trainer.env
@@ -119,7 +119,7 @@ def test_build_trainer_adds_the_env_hooks_once(tmp_path: Path) -> None:
 
 def test_parl_language_run_is_listed_with_its_kind(tmp_path: Path) -> None:
     config = ParallelTasksConfig(
-        exp_name="parl", experiment_dir=str(tmp_path), num_iterations=1,
+        exp_name="parl", runs_dir=str(tmp_path), num_iterations=1,
         trajectories_per_iteration=2, seed=1,
     )  # fmt: skip
     llm = ScriptedLLM(_reply, config=scripted_config(max_retries=0))
@@ -145,7 +145,7 @@ def test_evaluation_scores_every_checkpoint_at_the_end_of_the_schedule(tmp_path:
     responder = lambda body: _reply_to(str(body["messages"][-1]["content"]))  # noqa: E731
     with OpenAIStub(responder=responder) as stub:
         config = ParallelTasksConfig(
-            exp_name="parl", experiment_dir=str(tmp_path), num_iterations=2,
+            exp_name="parl", runs_dir=str(tmp_path), num_iterations=2,
             trajectories_per_iteration=2, seed=1, llm=stub.llm_config(),
         )  # fmt: skip
         build_trainer(config).train()

@@ -29,7 +29,7 @@ def test_language_run_reward_updates_validation_and_held_out(tmp_path: Path) -> 
     assert plot.kind == "language" and plot.label == "language space (completed)"
     assert plot.title == "lang — language space (completed)"
     reward = plot.series("Reward per iteration")
-    assert reward["mean reward"].x == [0, 1, 2] and reward["mean reward"].y == [0.5, 1.0, 0.5]
+    assert reward["mean reward"].x == [1, 2, 3] and reward["mean reward"].y == [0.5, 1.0, 0.5]
     assert reward["min"].y == [0.0, 1.0, 0.5] and reward["max"].y == [1.0, 1.0, 0.5]
     assert reward["held-out test"].x == [0, 3] and reward["held-out test"].y == [0.2, 0.9]
     assert reward["held-out test"].style == "markers" and reward["held-out dev"].y == [0.8]
@@ -39,7 +39,7 @@ def test_language_run_reward_updates_validation_and_held_out(tmp_path: Path) -> 
         2,
     ]
     validation = plot.series("Validation score")["validation"]
-    assert validation.x == [0, 1] and validation.y == [0.4, 0.5]
+    assert validation.x == [1, 2] and validation.y == [0.4, 0.5]
     assert plot.notes == []
 
 
@@ -52,7 +52,7 @@ def test_language_validation_score_per_agent_is_one_series_each(tmp_path: Path) 
     extra = [{"validation_score": {"a": 0.1, "b": 0.2}}, {"validation_score": {"a": 0.3}}]
     plot = run_series(language_run(tmp_path, [[0.0], [1.0]], extra=extra))
     validation = plot.series("Validation score")
-    assert validation["a"].y == [0.1, 0.3] and validation["b"].x == [0]
+    assert validation["a"].y == [0.1, 0.3] and validation["b"].x == [1]
 
 
 def test_language_parl_run_adds_critical_steps(tmp_path: Path) -> None:
@@ -282,5 +282,5 @@ def test_a_pool_run_shows_every_candidate_beside_the_best(tmp_path: Path) -> Non
     points = panel["candidates proposed"]
     assert points.style == "markers"
     assert list(zip(points.x, points.y, strict=True)) == [
-        (0.0, 0.6), (0.0, 0.4), (1.0, 0.8), (1.0, 0.5)
+        (1.0, 0.6), (1.0, 0.4), (2.0, 0.8), (2.0, 0.5)
     ]  # fmt: skip

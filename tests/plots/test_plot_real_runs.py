@@ -36,7 +36,7 @@ def test_language_space_parl_run_of_the_monte_carlo_trainer(tmp_path: Path) -> N
     from langmarl.trainer import MonteCarloTrainer
 
     config = ParallelTasksConfig(
-        exp_name="parl", experiment_dir=str(tmp_path), num_iterations=2,
+        exp_name="parl", runs_dir=str(tmp_path), num_iterations=2,
         trajectories_per_iteration=2, seed=1,
     )  # fmt: skip
     llm = ScriptedLLM(_parl_reply, config=scripted_config(max_retries=0))
@@ -130,7 +130,7 @@ def test_parl_orchestrator_grpo_run(tmp_path: Path) -> None:
     plot = run_series(tmp_path)
     assert plot.kind == "parl"
     reward = plot.series("PARL reward per step")
-    assert reward["total reward"].x == [0, 1]
+    assert reward["total reward"].x == [1, 2]
     assert reward["total reward"].y == pytest.approx([m["total_reward"] for m in metrics])
     steps = plot.series("Critical vs serial steps")
     assert steps["critical steps"].y == pytest.approx([m["critical_steps"] for m in metrics])

@@ -60,7 +60,7 @@ def test_runs_of_every_layout_are_listed_with_kind_and_status(tmp_path: Path) ->
         "old_lang": ("language", "completed", "old"),
         "old_magrpo": ("maac", "completed", "old"),
         "old_parl": ("parl_grpo", "unknown", "old"),
-        "old_session": ("p2p_session", "completed", "old"),
+        "old_session": ("p2p", "completed", "old"),
     }
     assert found["w"].progress == "1/4 steps" and found["w"].score == 0.5
     assert [r.run_id for r in find_runs(tmp_path, kind="maac")] == ["old_magrpo"]
@@ -84,8 +84,8 @@ def test_runs_command_filters_and_refuses_unknown_values(tmp_path: Path) -> None
     _language_run(tmp_path / "experiments")
     _old_layouts(tmp_path / "runs")
     app, runner = build_app(), CliRunner()
-    roots = ["--dir", str(tmp_path / "experiments"), "--dir", str(tmp_path / "runs")]
-    result = runner.invoke(app, ["runs", *roots, "--kind", "p2p_session"])
+    roots = ["--runs-dir", str(tmp_path / "experiments"), "--runs-dir", str(tmp_path / "runs")]
+    result = runner.invoke(app, ["runs", *roots, "--kind", "p2p"])
     assert result.exit_code == 0, result.output
     assert "old_session" in result.output and "lang " not in result.output
     result = runner.invoke(app, ["runs", *roots, "--status", "unknown"])
@@ -97,7 +97,7 @@ def test_runs_command_filters_and_refuses_unknown_values(tmp_path: Path) -> None
 def test_plots_follow_the_recorded_kind(tmp_path: Path) -> None:
     from langmarl.plots import detect_kind
 
-    for kind, plotted in (("p2p_session", "reward"), ("magrpo", "weight")):
+    for kind, plotted in (("p2p", "reward"), ("magrpo", "weight")):
         run = RunDir(tmp_path / kind)
         run.start(kind)
         run.log_metrics(1, intent_score=0.5)  # metrics.jsonl alone would look like weight space

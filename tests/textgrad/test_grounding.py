@@ -74,9 +74,7 @@ def test_on_without_a_verifier_is_a_config_error_auto_is_not() -> None:
 
 
 def test_the_trainer_refuses_on_for_writing(tmp_path: Path) -> None:
-    config = LanguageTaskConfig(
-        task_type="writing", grounded_feedback="on", experiment_dir=str(tmp_path)
-    )
+    config = LanguageTaskConfig(task_type="writing", grounded_feedback="on", runs_dir=str(tmp_path))
     llm = ScriptedLLM(["x"])
     env = LanguageEnv(config, llm=llm)
     critic = CentralizedCritic(config, llm=llm)
@@ -98,7 +96,7 @@ def test_a_training_run_grounds_the_critic_in_expected_vs_got(tmp_path: Path) ->
         num_iterations=1,
         trajectories_per_iteration=2,
         validation_size=2,
-        experiment_dir=str(tmp_path),
+        runs_dir=str(tmp_path),
         seed=0,
     )
     llm = ScriptedLLM(reply)

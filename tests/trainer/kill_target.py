@@ -26,7 +26,7 @@ def main() -> None:
         task_type="qa",
         num_iterations=iterations,
         trajectories_per_iteration=4,
-        experiment_dir=str(run_dir),
+        runs_dir=str(run_dir),
         checkpoint_dir=str(run_dir / "ckpt"),
         seed=7,
         optimizer_workers=4,

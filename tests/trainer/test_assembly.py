@@ -34,7 +34,7 @@ def _registry() -> EnvRegistry:
 
 
 def _config(tmp_path: Path, env: str = "judged") -> BaseConfig:
-    return BaseConfig(env=env, llm="local", experiment_dir=str(tmp_path), exp_name="a")
+    return BaseConfig(env=env, llm="local", runs_dir=str(tmp_path), exp_name="a")
 
 
 def test_every_part_gets_its_role_client_and_one_ledger(tmp_path: Path) -> None:

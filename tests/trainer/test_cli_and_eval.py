@@ -26,7 +26,7 @@ def test_train_eval_runs(tmp_path: Path) -> None:
                     "trajectories_per_iteration": 2,
                     "llm": stub.llm_config(),
                     "seed": 0,
-                    "experiment_dir": str(tmp_path / "runs"),
+                    "runs_dir": str(tmp_path / "runs"),
                     "checkpoint_dir": str(tmp_path / "ck"),
                 }
             )
@@ -49,7 +49,7 @@ def test_train_eval_runs(tmp_path: Path) -> None:
 
         result = runner.invoke(app, ["train", str(config), "--fresh"])
         assert result.exit_code == 0, result.output
-    result = runner.invoke(app, ["runs", "--dir", str(tmp_path / "runs")])
+    result = runner.invoke(app, ["runs", "--runs-dir", str(tmp_path / "runs")])
     assert result.exit_code == 0 and "cli" in result.output and "completed" in result.output
     assert len(list((tmp_path / "runs").iterdir())) == 2
 

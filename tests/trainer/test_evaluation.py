@@ -59,7 +59,7 @@ def _config(tmp_path: Path, stub: OpenAIStub, **fields: Any) -> LanguageTaskConf
         "validation_size": 2,
         "llm": stub.llm_config(),
         "seed": 0,
-        "experiment_dir": str(tmp_path / "runs"),
+        "runs_dir": str(tmp_path / "runs"),
         "checkpoint_dir": str(tmp_path / "ck"),
         **fields,
     }

@@ -24,7 +24,7 @@ def test_one_real_iteration_on_the_embedded_model(
         trajectories_per_iteration=1,
         validation_size=1,  # 1 + 2 candidates = 3 validation episodes
         llm={"preset": "local", "max_tokens": 24, "temperature": 0.0},
-        experiment_dir=str(tmp_path / "runs"),
+        runs_dir=str(tmp_path / "runs"),
         checkpoint_dir=str(tmp_path / "ckpt"),
         seed=0,
     )

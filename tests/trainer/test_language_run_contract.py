@@ -21,7 +21,7 @@ from langmarl.trainer import MonteCarloTrainer
 def test_a_tiny_language_run_is_a_run(tmp_path: Path) -> None:
     config = LanguageTaskConfig(
         exp_name="tiny", task_type="qa", num_iterations=2, trajectories_per_iteration=2,
-        experiment_dir=str(tmp_path / "experiments"), checkpoint_dir=str(tmp_path / "ck"),
+        runs_dir=str(tmp_path / "experiments"), checkpoint_dir=str(tmp_path / "ck"),
         seed=3,
     )  # fmt: skip
     llm = ScriptedLLM(qa_team_reply, config=scripted_config(max_retries=0))
@@ -38,7 +38,7 @@ def test_a_tiny_language_run_is_a_run(tmp_path: Path) -> None:
     [summary] = find_runs(tmp_path / "experiments")
     assert (summary.kind, summary.progress) == ("language", "2/2 iterations")
     shown = CliRunner().invoke(
-        build_app(), ["runs", "show", "tiny", "--dir", str(tmp_path / "experiments")]
+        build_app(), ["runs", "show", "tiny", "--runs-dir", str(tmp_path / "experiments")]
     )
     assert shown.exit_code == 0, shown.output
     assert "researcher" in shown.output and "diff against checkpoint 0" in shown.output

@@ -47,7 +47,7 @@ def _write_config(base: Path, stub: OpenAIStub) -> None:
         "validation_size": 2,
         "llm": stub.llm_config(),
         "seed": 0,
-        "experiment_dir": str(base / "runs"),
+        "runs_dir": str(base / "runs"),
         "checkpoint_dir": str(base / "ck"),
     }
     (base / "c.json").write_text(json.dumps(config))
@@ -155,7 +155,7 @@ set -u
 mount -t tmpfs -o size=4m tmpfs "$MNT"
 cp -r "$BASE/runs/r" "$MNT/r"
 dd if=/dev/zero of="$MNT/filler" bs=4k 2>/dev/null
-train() { python -m langmarl.cli train "$BASE/c.json" --set experiment_dir="$MNT" "$@"; }
+train() { python -m langmarl.cli train "$BASE/c.json" --set runs_dir="$MNT" "$@"; }
 train --set num_iterations=2 > "$BASE/full.out" 2>&1; echo $? > "$BASE/full.code"
 rm "$MNT/filler"
 mount -o remount,ro "$MNT"

@@ -27,7 +27,7 @@ def _config(tmp_path: Path, llm: dict[str, object]) -> Path:
                 "validation_size": 2,
                 "llm": llm,
                 "seed": 0,
-                "experiment_dir": str(tmp_path / "runs"),
+                "runs_dir": str(tmp_path / "runs"),
                 "checkpoint_dir": str(tmp_path / "ck"),
             }
         )
@@ -44,7 +44,7 @@ def test_a_run_whose_every_llm_call_fails_ends_failed(tmp_path: Path, model: str
         result = CliRunner().invoke(build_app(), ["train", str(_config(tmp_path, llm))])
     assert result.exit_code != 0, result.output
     assert "Status: failed" in result.output
-    assert "iteration 0: 2 of 2 episodes failed" in " ".join(result.output.split())
+    assert "iteration 1: 2 of 2 episodes failed" in " ".join(result.output.split())
     run = tmp_path / "runs" / "down"
     info = json.loads((run / "run.json").read_text())
     assert info["status"] == "failed" and "2 of 2 episodes failed" in info["error"]

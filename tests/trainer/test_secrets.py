@@ -47,7 +47,7 @@ def test_api_keys_never_reach_disk_or_logs(
                     "num_iterations": 1,
                     "trajectories_per_iteration": 2,
                     "llm": llm,
-                    "experiment_dir": str(tmp_path / "runs"),
+                    "runs_dir": str(tmp_path / "runs"),
                     "checkpoint_dir": str(tmp_path / "ckpt"),
                     "seed": 0,
                 }

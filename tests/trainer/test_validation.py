@@ -256,9 +256,7 @@ def test_with_validation_off_every_rewrite_is_accepted(tmp_path: Path) -> None:
 
 
 def test_a_validation_batch_larger_than_the_training_tasks_is_refused(tmp_path: Path) -> None:
-    config = LanguageTaskConfig(
-        task_type="qa", validation_size=7, experiment_dir=str(tmp_path), seed=0
-    )
+    config = LanguageTaskConfig(task_type="qa", validation_size=7, runs_dir=str(tmp_path), seed=0)
     llm = ScriptedLLM(["x"])
     env = LanguageEnv(config, llm=llm)
     assert len(env.splits["train"]) == 6

@@ -101,7 +101,7 @@ def make_parts(
         "exp_name": "test",
         "num_iterations": 2,
         "trajectories_per_iteration": 3,
-        "experiment_dir": str(tmp_path / "runs"),
+        "runs_dir": str(tmp_path / "runs"),
         "checkpoint_dir": str(tmp_path / "ckpt"),
         "seed": 1,
         "optimizer_workers": 4,

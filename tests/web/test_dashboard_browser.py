@@ -7,6 +7,7 @@ curve and a policy diff, starts a tiny job from the jobs page and stops it (its 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -54,7 +55,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
     runs = base / "runs"
     config = base / "tiny.json"
     config.write_text(json.dumps(tiny_language_config(
-        exp_name="tiny-qa", experiment_dir=str(runs), checkpoint_dir=str(base / "ckpt"),
+        exp_name="tiny-qa", runs_dir=str(runs), checkpoint_dir=str(base / "ckpt"),
     )))  # fmt: skip
     trained = subprocess.run(langmarl("train", str(config)), timeout=900,
                              capture_output=True, text=True)  # fmt: skip
@@ -160,20 +161,45 @@ def test_the_dashboard_in_a_real_browser(
     assert not errors, errors
 
 
+@contextlib.contextmanager
+def kinds_registered(*names: str) -> Iterator[None]:
+    """Unregister the kinds ``names`` when the block ends."""
+    from langmarl.store import kinds
+
+    try:
+        yield
+    finally:
+        for name in names:
+            kinds.unregister(name)
+
+
 def test_the_weight_and_reward_space_pages_render(
     browser_page: tuple[Page, list[str]], tmp_path: Path
 ) -> None:
     """A MAGRPO run, a PARL GRPO run and a Prompt2Policy session (the API tests' runs):
-    each run page shows its space's own sections, without a script error."""
+    each run page shows its space's own sections, without a script error; a kind registered
+    only in this process is offered by the runs list's filter and drawn from its metrics."""
     from web_fixtures import grpo_run, magrpo_run, session_run
 
+    from langmarl.store import kinds
+    from langmarl.store.run import RunDir
     from langmarl.testing.asgi import live_server
     from langmarl.web import create_app
 
     root = tmp_path / "runs"
     magrpo_run(root / "mag"), grpo_run(root / "grpo"), session_run(root / "session")
+    kinds.register(kinds.RunKindSpec("toy_page", "a toy trainer", score_key="score"))
+    toy = RunDir(root / "toy")
+    toy.start("toy_page")
+    toy.log_metrics(1, score=0.2), toy.log_metrics(2, score=0.6), toy.finish("completed")
     page, errors = browser_page
-    with live_server(create_app(root)) as url:
+    with kinds_registered("toy_page"), live_server(create_app(root)) as url:
+        page.goto(f"{url}/")
+        expect(page.locator("select[aria-label='kind'] option[value='toy_page']")).to_have_count(1)
+        page.goto(f"{url}/#/run/toy")
+        expect(page.locator("figure.chart-main path.series")).to_have_count(1)
+        expect(page.locator("section.card h2", has_text="Config")).to_be_visible()
+        expect(page.locator("#heldout")).to_have_count(0)  # no view of another kind
         page.goto(f"{url}/#/run/session")
         iteration = page.locator("#iterations .iteration[data-iteration='iter_1']")
         expect(iteration.locator("pre.code")).to_contain_text("def reward_fn")

@@ -24,7 +24,7 @@ def test_the_list_has_every_kind_with_status_steps_score_and_sparkline(client: T
     assert body["total"] == 5
     assert {k: r["kind"] for k, r in runs.items()} == {
         "lang": "language", "weights~mag": "magrpo", "grpo": "parl_grpo",
-        "session": "p2p_session", "bench_1~case_session": "p2p_session",
+        "session": "p2p", "bench_1~case_session": "p2p",
     }  # fmt: skip
     assert all(r["status"] == "completed" for r in runs.values())
     mag = runs["weights~mag"]

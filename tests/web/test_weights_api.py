@@ -40,4 +40,4 @@ def test_weight_views_of_other_kinds_are_404(client: TestClient) -> None:
     for route in ("checkpoints", "eval", "samples", "curves"):
         response = client.get(f"/api/runs/session/{route}")
         assert response.status_code == 404, route
-        assert "p2p_session run" in response.json()["error"]
+        assert "p2p run" in response.json()["error"]

@@ -50,7 +50,7 @@ def language_run(root: Path, name: str = "lang") -> Path:
 
     config = LanguageTaskConfig(
         exp_name=name, task_type="qa", num_iterations=2, trajectories_per_iteration=2,
-        experiment_dir=str(root), checkpoint_dir=str(root.parent / "ck"), seed=3,
+        runs_dir=str(root), checkpoint_dir=str(root.parent / "ck"), seed=3,
         validation_size=1,
     )  # fmt: skip
     llm = ScriptedLLM(_reply, config=scripted_config(max_retries=0))

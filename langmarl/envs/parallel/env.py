@@ -62,6 +62,7 @@ class ParallelTasksEnv(BaseEnvironment):
     """
 
     name = "parallel_tasks"
+    run_kind = "parl_language"
 
     def __init__(
         self,

@@ -299,7 +299,7 @@ class PoolTrainer(MonteCarloTrainer):
                     )
                 )
             self.logger.info(
-                f"iteration {iteration}: candidate {child.id} ({child.note}) "
+                f"iteration {iteration + 1}: candidate {child.id} ({child.note}) "
                 f"{'accepted' if child.accepted else 'rejected'}: {child.reason}"
             )
         self.decisions.record(decisions)

@@ -11,21 +11,16 @@ from fastapi import APIRouter, Query
 from langmarl.store import LocalStore, PolicyCheckpoint
 from langmarl.store.local import episode_file, iter_dir
 from langmarl.web.errors import ApiError
+from langmarl.web.index import require_view
 from langmarl.web.state import Dashboard, DashboardDep
 
 router = APIRouter(tags=["language space"])
-
-LANGUAGE_KINDS = ("language", "parl_language")
 
 
 def _language_run(board: Dashboard, run_id: str) -> tuple[LocalStore, PolicyCheckpoint, str]:
     """The store, the policy checkpoints and the store's id of language run ``run_id``."""
     entry = board.run(run_id)
-    if entry.summary.kind not in LANGUAGE_KINDS:
-        raise ApiError(
-            404, f"run {entry.run_id!r} is a {entry.summary.kind} run: it has no policies",
-            "policies, trajectories and gradients belong to language and parl_language runs",
-        )  # fmt: skip
+    require_view(entry, "language", "policies", "policies, trajectories and gradients")
     store = LocalStore(entry.path.parent)
     info = store.read_json(entry.path.name, "run.json", default={}) or {}
     agent_ids = list(info.get("agent_ids") or [])

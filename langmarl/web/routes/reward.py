@@ -1,10 +1,12 @@
-"""Reward space (``p2p_session`` runs), mirroring the reference's session views: the
+"""Reward space (``p2p`` runs), mirroring the reference's session views: the
 iterations of a session (reward origin, intent score, return, judgment, LaTeX of the reward,
 videos), one iteration in full (reward code, revised code, spec, judgment, training summary,
 config, executor runs), its per-term training and evaluation metrics, the session's analysis,
 and the benchmark tables ``langmarl p2p bench`` writes (``bench_*/bench.json``).
 
-Videos are served by the files route; each iteration lists their URLs.
+Videos are served by the files route; each iteration lists their URLs. A session is read
+through the reader its kind names (:attr:`~langmarl.store.kinds.RunKindSpec.reader`, the
+session record of :mod:`langmarl.p2p.records`): the server imports no space.
 """
 
 from __future__ import annotations
@@ -14,9 +16,9 @@ from typing import Any
 
 from fastapi import APIRouter, Query
 
-from langmarl.p2p.records import IterationRecord, SessionRecord
+from langmarl.store import kinds
 from langmarl.web.errors import ApiError
-from langmarl.web.index import RunEntry
+from langmarl.web.index import RunEntry, require_view
 from langmarl.web.runfiles import read_json
 from langmarl.web.state import Dashboard, DashboardDep
 
@@ -26,16 +28,22 @@ ITERATION_ID = re.compile(r"iter_\d+")
 BENCH_FILE = "bench.json"
 
 
-def _session(entry: RunEntry) -> SessionRecord:
-    if entry.summary.kind != "p2p_session":
-        raise ApiError(
-            404, f"run {entry.run_id!r} is a {entry.summary.kind} run: it has no iterations",
-            "iterations, judgments and videos belong to Prompt2Policy sessions (p2p_session)",
-        )  # fmt: skip
-    return SessionRecord(entry.path)
+Session = Any
+"""A session record (its kind's reader): iterations, history, metadata, analysis."""
+Iteration = Any
+"""One iteration's record: reward code and spec, judgment, summary, metrics, videos."""
 
 
-def _iteration(session: SessionRecord, iteration_id: str) -> IterationRecord:
+def _session(entry: RunEntry) -> Session:
+    path = require_view(entry, "reward", "iterations", "iterations, judgments and videos")
+    reader = kinds.get(entry.summary.kind).reader
+    if reader is None:
+        raise ApiError(404, f"run {entry.run_id!r} has no reader for its iterations",
+                       "register its kind with a reader entry point")  # fmt: skip
+    return kinds.load(reader)(path)
+
+
+def _iteration(session: Session, iteration_id: str) -> Iteration:
     record = session.get_iteration(iteration_id) if ITERATION_ID.fullmatch(iteration_id) else None
     if record is None:
         known = [r.iteration_id for r in session.iteration_records()]
@@ -44,14 +52,14 @@ def _iteration(session: SessionRecord, iteration_id: str) -> IterationRecord:
     return record
 
 
-def _videos(run_id: str, record: IterationRecord, prefix: str) -> list[dict[str, str]]:
+def _videos(run_id: str, record: Iteration, prefix: str) -> list[dict[str, str]]:
     return [
         {"name": name, "url": f"/api/runs/{run_id}/files/{prefix}/videos/{name}"}
         for name in record.video_filenames()
     ]
 
 
-def _iteration_summary(run_id: str, record: IterationRecord, loop: dict[str, Any]) -> dict:
+def _iteration_summary(run_id: str, record: Iteration, loop: dict[str, Any]) -> dict:
     spec = record.read_reward_spec()
     judgment = record.read_judgment()
     summary = record.read_summary()

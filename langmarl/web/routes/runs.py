@@ -13,8 +13,9 @@ from typing import Any, Literal
 from fastapi import APIRouter, Query
 
 from langmarl.core.validation import did_you_mean
+from langmarl.store import kinds
 from langmarl.store.catalog import LISTED_STATUSES, describe
-from langmarl.store.run import RUN_FILE, RUN_KINDS, RunDir
+from langmarl.store.run import RUN_FILE, RunDir
 from langmarl.web.errors import ApiError
 from langmarl.web.index import RunEntry
 from langmarl.web.metadata import MetadataPatch, RunMetadata, update_metadata
@@ -45,6 +46,13 @@ def _matches(entry: RunEntry, text: str) -> bool:
     return any(text.lower() in item.lower() for item in haystack)
 
 
+@router.get("/kinds")
+def list_kinds() -> list[dict[str, Any]]:
+    """Every registered kind of run and what the pages need of it: its view, unit, score
+    key and label, whether it can be started as a job (:mod:`langmarl.store.kinds`)."""
+    return [spec.public() for spec in kinds.all_kinds()]
+
+
 @router.get("/runs")
 def list_runs(
     board: DashboardDep,
@@ -59,7 +67,9 @@ def list_runs(
 ) -> dict[str, Any]:
     """Every run under the runs directory with status, kind, steps, latest score and a
     sparkline of its score series."""
-    _check_choice("kind", kind, RUN_KINDS)
+    if kind is not None and kinds.find(kind) is not None:
+        kind = kinds.get(kind).name  # an older name of the kind lists its runs too
+    _check_choice("kind", kind, kinds.names())
     _check_choice("status", status, LISTED_STATUSES)
     runs = [
         e for e in board.index.entries()

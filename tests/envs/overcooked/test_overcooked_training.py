@@ -28,7 +28,7 @@ def test_one_real_iteration_on_the_embedded_model(
     monkeypatch.setenv("LANGMARL_TORCH_THREADS", "1")
     config = load_config(
         CONFIGS / "tiny.json",
-        {"experiment_dir": str(tmp_path / "runs"), "checkpoint_dir": str(tmp_path / "ckpt")},
+        {"runs_dir": str(tmp_path / "runs"), "checkpoint_dir": str(tmp_path / "ckpt")},
     )
     trainer = build_trainer(config)
     assert trainer.env.agent_ids == ["cook_0"]

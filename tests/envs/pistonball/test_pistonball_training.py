@@ -21,7 +21,7 @@ def test_one_iteration_of_the_tiny_config_on_the_embedded_model(
     # One torch thread: with other work on the 2 cores, 2 threads are several times slower.
     monkeypatch.setenv("LANGMARL_TORCH_THREADS", "1")
     overrides = {
-        "experiment_dir": str(tmp_path / "runs"),
+        "runs_dir": str(tmp_path / "runs"),
         "checkpoint_dir": str(tmp_path / "ckpt"),
         "credit": credit,
         "region_size": 2,

@@ -119,7 +119,7 @@ def test_monte_carlo_trainer_optimizes_a_tictactoe_prompt(tmp_path: Path) -> Non
         exp_name="ttt",
         num_iterations=1,
         trajectories_per_iteration=2,
-        experiment_dir=str(tmp_path / "runs"),
+        runs_dir=str(tmp_path / "runs"),
         seed=1,
     )
     llm = ScriptedLLM(_role_reply, config=scripted_config(max_retries=0))

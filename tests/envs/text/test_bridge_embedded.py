@@ -22,7 +22,7 @@ def test_one_iteration_optimizes_a_tictactoe_prompt_with_the_embedded_model(tmp_
         exp_name="ttt-embedded",
         num_iterations=1,
         trajectories_per_iteration=1,
-        experiment_dir=str(tmp_path / "runs"),
+        runs_dir=str(tmp_path / "runs"),
         llm={"preset": "local", "max_tokens": 32},
         validate_updates=False,  # this test counts the bridge's own calls, not validation's
         seed=0,

@@ -33,7 +33,7 @@ def make_trainer(
         trajectories_per_iteration=8,
         validation_size=3,
         num_eval=2,
-        experiment_dir=str(runs),
+        runs_dir=str(runs),
         checkpoint_dir=str(runs / "ck"),
         seed=3,
         pool={"children": children, "samples_per_task": 2, "max_demonstrations": 2},

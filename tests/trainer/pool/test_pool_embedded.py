@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[3]
 @pytest.mark.slow
 def test_one_round_on_the_embedded_model(tmp_path: Path) -> None:
     sets = {
-        "experiment_dir": str(tmp_path), "exp_name": "pool", "num_iterations": 1,
+        "runs_dir": str(tmp_path), "exp_name": "pool", "num_iterations": 1,
         "trajectories_per_iteration": 8, "validation_size": 3, "pool.children": 2,
         "pool.samples_per_task": 4,
     }  # fmt: skip

@@ -132,7 +132,7 @@ def test_the_pool_trains_a_text_env_on_its_team_reward(tmp_path: Path) -> None:
 
     config = TicTacToeConfig(
         exp_name="ttt", play_style="random", search="pool", num_iterations=2,
-        trajectories_per_iteration=6, validation_size=4, experiment_dir=str(tmp_path),
+        trajectories_per_iteration=6, validation_size=4, runs_dir=str(tmp_path),
         checkpoint_dir=str(tmp_path / "ck"), seed=1, pool={"children": 2},
     )  # fmt: skip
     llm = ScriptedLLM(player, config=scripted_config(max_retries=0))

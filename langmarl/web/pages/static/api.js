@@ -97,3 +97,10 @@ export function follow(runId, onEvent) {
 }
 
 export const runPath = (runId, rest = "") => `/api/runs/${encodeURIComponent(runId)}${rest}`;
+
+// The registered kinds of run (GET /api/kinds: view, unit, score key, jobs), fetched once.
+let kindsAnswer = null;
+export function runKinds() {
+  kindsAnswer ??= api.get("/api/kinds").catch((error) => { kindsAnswer = null; throw error; });
+  return kindsAnswer;
+}

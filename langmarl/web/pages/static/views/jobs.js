@@ -1,10 +1,9 @@
 // Jobs: start a run as a job (validated by the server before anything runs), watch its
 // state, read its log, cancel it (the run ends `cancelled`).
 
-import { api } from "../api.js";
+import { api, runKinds } from "../api.js";
 import { errorBox, fmt, h, table } from "../dom.js";
 
-const KINDS = ["language", "parl_language", "magrpo", "parl_grpo", "p2p"];
 const REFRESH_MS = 2000;
 
 // "a.b=1" lines -> {"a.b": 1} (JSON values where they parse, else strings).
@@ -20,7 +19,9 @@ export function parseOverrides(text) {
 }
 
 function form(onSubmitted) {
-  const kind = h("select", { name: "kind", "aria-label": "job kind" }, KINDS.map((k) => h("option", { value: k }, k)));
+  const kind = h("select", { name: "kind", "aria-label": "job kind" });
+  runKinds().then((kinds) => kind.append(...kinds.filter((k) => k.jobs).map((k) => h("option", { value: k.name }, k.name))))
+    .catch((error) => message.replaceChildren(errorBox(error)));
   const config = h("textarea", { name: "config", rows: 8, cols: 64, required: true, "aria-label": "config",
     placeholder: "the config as JSON (the contents of a file under configs/)" });
   const overrides = h("textarea", { name: "overrides", rows: 3, cols: 48, placeholder: "overrides, one key=value per line" });

@@ -1,19 +1,23 @@
 // Language space: policy evolution with diffs, update decisions, the trajectory browser with
-// the critic's evaluation and the textual gradients.
+// the critic's evaluation and the textual gradients. Iterations are numbered from 1 (the API's
+// 0-based `iteration` + 1), as in the CLI and the plots: iteration N produces checkpoint N.
 
 import { api, runPath } from "../api.js";
 import { diffBlock, fmt, h, section, table } from "../dom.js";
 
-function options(values, chosen) {
-  return values.map((v) => h("option", { value: v, selected: v === chosen }, `iteration ${v}`));
+const checkpointLabel = (v) => (v === 0 ? "checkpoint 0 (initial)" : `checkpoint ${v}`);
+const iterationLabel = (v) => `iteration ${Number(v) + 1}`;
+
+function options(values, chosen, label) {
+  return values.map((v) => h("option", { value: v, selected: v === chosen }, label(v)));
 }
 
 async function policyEvolution(runId) {
   const data = await api.get(runPath(runId, "/policies"));
   const iterations = data.iterations;
   if (!iterations.length) return null;
-  const from = h("select", { "aria-label": "from iteration" }, options(iterations, iterations[0]));
-  const to = h("select", { "aria-label": "to iteration" }, options(iterations, iterations[iterations.length - 1]));
+  const from = h("select", { "aria-label": "from checkpoint" }, options(iterations, iterations[0], checkpointLabel));
+  const to = h("select", { "aria-label": "to checkpoint" }, options(iterations, iterations[iterations.length - 1], checkpointLabel));
   const out = h("div", { class: "diffs" });
   async function show() {
     const diff = await api.get(runPath(runId, `/policies/diff?from=${from.value}&to=${to.value}`));
@@ -21,7 +25,7 @@ async function policyEvolution(runId) {
     out.replaceChildren(...Object.entries(diff.diffs).map(([agent, text]) => h("div", { class: "agent-policy", dataset: { agent } },
       h("h3", {}, agent),
       diffBlock(text),
-      latest ? h("details", {}, h("summary", {}, `policy at iteration ${to.value}`), h("pre", { class: "policy" }, latest.policies[agent] ?? "")) : null)));
+      latest ? h("details", {}, h("summary", {}, `policy at ${checkpointLabel(Number(to.value))}`), h("pre", { class: "policy" }, latest.policies[agent] ?? "")) : null)));
   }
   from.onchange = show;
   to.onchange = show;
@@ -33,7 +37,7 @@ async function decisions(runId) {
   const data = await api.get(runPath(runId, "/updates"));
   if (!data.decisions.length) return null;
   return table(["iteration", "agent", "candidate", "score", "accepted", "why"],
-    data.decisions.map((d) => h("tr", {}, h("td", {}, d.iteration), h("td", {}, d.agent_id ?? d.agent ?? ""),
+    data.decisions.map((d) => h("tr", {}, h("td", {}, typeof d.iteration === "number" ? d.iteration + 1 : ""), h("td", {}, d.agent_id ?? d.agent ?? ""),
       h("td", {}, d.candidate ?? ""), h("td", { class: "num" }, fmt.number(d.score ?? d.validation_score)),
       h("td", {}, d.accepted ? "yes" : "no"), h("td", { class: "small" }, d.reason ?? d.why ?? ""))));
 }
@@ -53,13 +57,13 @@ function episodeView(item) {
 
 async function trajectoryBrowser(runId) {
   const first = await api.get(runPath(runId, "/trajectories?limit=1"));
-  const iteration = h("select", { "aria-label": "trajectory iteration" }, options(first.iterations, first.iteration));
+  const iteration = h("select", { "aria-label": "trajectory iteration" }, options(first.iterations, first.iteration, iterationLabel));
   const list = h("div", {});
   const gradients = h("div", {});
   async function show(offset = 0) {
     const page = await api.get(runPath(runId, `/trajectories?iteration=${iteration.value}&offset=${offset}&limit=5`));
     const more = page.offset + page.episodes.length < page.total;
-    list.replaceChildren(h("p", { class: "muted" }, `${page.total} episodes in iteration ${page.iteration}`),
+    list.replaceChildren(h("p", { class: "muted" }, `${page.total} episode${page.total === 1 ? "" : "s"} in ${iterationLabel(page.iteration)}`),
       ...page.episodes.map(episodeView),
       h("div", { class: "toolbar" },
         offset > 0 ? h("button", { onclick: () => show(Math.max(0, offset - 5)) }, "previous") : null,

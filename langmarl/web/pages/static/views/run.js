@@ -83,13 +83,11 @@ export async function renderRun(view, runId) {
   const live = document.getElementById("live");
   async function load() {
     const [detail, metrics] = await Promise.all([api.get(runPath(runId)), api.get(runPath(runId, "/metrics"))]);
-    const kind = detail.run.kind;
     const chartSlot = h("div", {}, charts(detail.run.score_key, metrics));
     const usage = usageTable(metrics);
     const tokens = tokenSeries(metrics);
-    const sections = kind === "language" || kind === "parl_language" ? languageSections(runId)
-      : kind === "p2p_session" ? rewardSections(runId)
-        : weightSections(runId, kind);
+    const views = { language: languageSections, reward: rewardSections, weight: weightSections };
+    const sections = views[detail.run.view]?.(runId, detail.run.sections || []) ?? [];
     view.replaceChildren(...[
       header(detail, load),
       h("section", { class: "card" }, h("h2", {}, "Curves"), chartSlot),

@@ -1,11 +1,10 @@
 // The runs list: status, kind, steps, score and a sparkline per run; filters, star, compare,
 // delete. Refreshed every few seconds while the page is open.
 
-import { api } from "../api.js";
+import { api, runKinds } from "../api.js";
 import { sparkline } from "../charts.js";
 import { errorBox, fmt, h, table } from "../dom.js";
 
-const KINDS = ["", "language", "parl_language", "magrpo", "iac", "maac", "parl_grpo", "p2p_session"];
 const STATUSES = ["", "running", "completed", "failed", "stopped", "cancelled"];
 const REFRESH_MS = 3000;
 
@@ -16,12 +15,15 @@ export function renderRuns(view) {
   const compare = h("button", { id: "compare-selected", disabled: true, onclick: () => {
     location.hash = `#/compare?ids=${[...selected].map(encodeURIComponent).join(",")}`;
   } }, "Compare selected");
+  const option = (name) => (o) => h("option", { value: o }, o || `any ${name}`);
   const select = (name, options) => h("select", { "aria-label": name, onchange: (e) => { filters[name] = e.target.value; load(); } },
-    options.map((o) => h("option", { value: o }, o || `any ${name}`)));
+    options.map(option(name)));
+  const kindSelect = select("kind", [""]);
+  runKinds().then((kinds) => kindSelect.append(...kinds.map((k) => option("kind")(k.name)))).catch(() => {});
   view.replaceChildren(
     h("div", { class: "toolbar" },
       h("h1", {}, "Runs"),
-      select("kind", KINDS), select("status", STATUSES),
+      kindSelect, select("status", STATUSES),
       h("input", { type: "search", placeholder: "search id, alias, tag", oninput: (e) => { filters.text = e.target.value; load(); } }),
       compare),
     body);

@@ -43,12 +43,13 @@ async function parlCurves(runId) {
   return lineChart(keys.map((k) => ({ name: k, xs: steps, ys: data.curve.map((p) => p[k]) })), { title: "PARL terms per step", width: 760 });
 }
 
-export function weightSections(runId, kind) {
+// extra: the kind's extra sections (GET /api/kinds), e.g. "parl_curves".
+export function weightSections(runId, extra) {
   const sections = [
     section("Held-out reward and evaluations", heldout(runId), { id: "heldout" }),
     section("Sample completions", samples(runId)),
     section("Checkpoints", checkpoints(runId)),
   ];
-  if (kind === "parl_grpo") sections.unshift(section("PARL curves", parlCurves(runId)));
+  if (extra.includes("parl_curves")) sections.unshift(section("PARL curves", parlCurves(runId)));
   return sections;
 }
