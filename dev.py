@@ -100,7 +100,7 @@ def tests(pytest_args: list[str]) -> None:
     """Lint, format check, type check and pytest; all run, and any failure fails the whole.
 
     mypy (one core, ~20 s) runs beside pytest, its report printed after pytest's."""
-    sources = ["langmarl", "tests", "benchmarks", "dev.py"]
+    sources = ["langmarl", "tests", "benchmarks", "docs/_hooks", "dev.py"]
     failed = []
     lint = {
         "ruff check": [BIN / "ruff", "check", *sources],

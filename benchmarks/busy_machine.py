@@ -5,9 +5,10 @@ priority) for the whole measurement, and samples the load average beside it.
 
 - ``run -- CMD ...``: time CMD beside the busy processes (e.g. ``python3 dev.py test`` at
   load 4: ``--busy 3``, the command's own work being the fourth).
-- ``examples``: every quick README example (as ``tests/test_readme_examples.py`` runs them, in
-  order, each in a copy of ``configs/``), first quiet, then beside the busy processes, one
-  example after the other, so drift hits both alike; ``--quickstart`` adds the weight-space
+- ``examples``: every quick example of the README and the docs (as
+  ``tests/test_readme_examples.py`` runs them, in order, each in a copy of ``configs/``),
+  first quiet, then beside the busy processes, one example after the other, so drift hits
+  both alike; ``--quickstart`` adds the weight-space
   quickstart (``dev.py quickstart``'s training run) and ``--engine`` the embedded engine
   against plain transformers. Prints each duration, the busy/quiet ratio and the load.
 
@@ -75,6 +76,7 @@ def run_command(count: int, command: list[str]) -> None:
 def _workdir() -> Path:
     work = Path(tempfile.mkdtemp(prefix=".busy-", dir=REPO))  # not /tmp (see the README test)
     shutil.copytree(REPO / "configs", work / "configs")
+    (work / ".venv").symlink_to(BIN.parent, target_is_directory=True)  # the blocks activate it
     return work
 
 
@@ -87,12 +89,16 @@ def _example_env() -> dict[str, str]:
 
 
 def blocks(quickstart: bool) -> list[tuple[str, list[str]]]:
-    """(name, command) of every quick README example, then the quickstart's training run."""
-    from langmarl.testing.readme import parse_examples
+    """(name, command) of every quick example of the README and the docs (each distinct block
+    once), then the quickstart's training run."""
+    from langmarl.testing.readme import Example, documented_examples
 
-    examples = parse_examples((REPO / "README.md").read_text(encoding="utf-8"))
+    quick: dict[str, Example] = {}
+    for example in documented_examples(REPO):
+        if example.kind == "quick":
+            quick.setdefault(example.code, example)
     found = []
-    for example in (e for e in examples if e.kind == "quick"):
+    for example in quick.values():
         shell = ["bash", "-e", "-c"] if example.language == "bash" else [sys.executable, "-c"]
         found.append((example.name, [*shell, example.code]))
     if quickstart:

@@ -5,7 +5,7 @@ still a dependency; it only hides a cycle), except those under ``if TYPE_CHECKIN
 Lazy ``"module:attr"`` strings (the environment registry's entry points, the packages'
 ``_lazy`` tables) are not imports: they are resolved by the caller that asks for them.
 
-The layers, lowest first (the README's Architecture section says the same in one line).
+The layers, lowest first (docs/architecture.md, "Layers", says the same in one line).
 A module may import its own layer and the layers below it; within a layer only cycles are
 forbidden.
 """
@@ -182,7 +182,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_every_module_has_a_layer() -> None:
     missing = [m for m in import_graph() if layer_of(m) < 0]
-    assert missing == [], "add the new package to LAYERS (and the README's one-line order)"
+    assert missing == [], "add the new package to LAYERS (and to docs/architecture.md)"
 
 
 def test_no_import_cycles() -> None:

@@ -1,12 +1,17 @@
-"""Every README example says how it runs, and the quick ones run as written (issue 17).
+"""Every example of the README and the docs says how it runs, and the quick ones run as written
+(issues 17 and 28).
 
-Each fenced block of README.md carries a marker (``langmarl/testing/readme.py``); a block
-without one fails here. Each quick block runs in its own temporary directory holding a copy
-of the repository's ``configs/``, as a reader who jumps to that section would paste it into a
-shell (bash blocks, with ``langmarl`` on PATH) or a Python file (python blocks) in a fresh
-clone, offline on the embedded model: no block may rely on what another left behind, and so
-the blocks can run in parallel. Each must exit 0 and leave the evidence ``CHECKS`` names: a
-quick block without a check fails too, so a new quick example must say what it shows.
+Each fenced block of README.md and of every page under docs/ carries a marker
+(``langmarl/testing/readme.py``); a block without one fails here. Each quick block runs in its
+own temporary directory holding a copy of the repository's ``configs/`` and a ``.venv`` link to
+the venv the tests run in, as a reader who jumps to that section would paste it into a shell
+(bash blocks) or a Python file (python blocks, run by the venv's interpreter) in a fresh clone,
+offline on the embedded model: no block may rely on what another left behind, and so the
+blocks can run in parallel. ``langmarl`` is not on the ``PATH`` the blocks get: a shell block
+activates the venv itself (its first line), as a reader's new shell needs. Each must exit 0 and
+leave the evidence ``CHECKS`` names: a quick block without a check fails too, so a new quick
+example must say what it shows. A block that appears on several pages (the README's examples
+are also in the guides) runs once.
 """
 
 from __future__ import annotations
@@ -25,20 +30,40 @@ import pytest
 
 from langmarl.store.catalog import find_runs
 from langmarl.store.run import RunDir
-from langmarl.testing.readme import Example, ReadmeExampleError, parse_examples
+from langmarl.testing.readme import (
+    ACTIVATE,
+    Example,
+    ReadmeExampleError,
+    activates_venv,
+    documented_examples,
+    example_pages,
+    needs_venv,
+    parse_examples,
+    unset_variables,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
+VENV = Path(sys.prefix)
 
 
 def _examples() -> list[Example]:
-    return parse_examples(README.read_text(encoding="utf-8"))
+    return documented_examples(REPO)
+
+
+def _unique_quick() -> list[Example]:
+    """The quick examples, each distinct block once (its first page names it)."""
+    seen: dict[str, Example] = {}
+    for example in _examples():
+        if example.kind == "quick":
+            seen.setdefault(example.code, example)
+    return list(seen.values())
 
 
 try:
-    QUICK = [example for example in _examples() if example.kind == "quick"]
+    QUICK = _unique_quick()
 except ReadmeExampleError:
-    QUICK = []  # test_every_readme_block_is_marked reports why
+    QUICK = []  # test_every_block_is_marked reports why
 TIMEOUT_S = 600  # a safety net: 5x the slowest quick block (96 s quiet)
 
 
@@ -121,6 +146,12 @@ def _jobs(work: Path, out: str) -> None:
     _completed(work / records[0]["run_dir"])  # absolute or relative to the workdir
 
 
+def _p2p_executor(work: Path, out: str) -> None:
+    run_dir = work / out.strip().splitlines()[-1]  # the executor prints the run directory
+    assert (work / "runs") in run_dir.parents, out[-2000:]
+    assert (run_dir / "summary.json").is_file(), sorted(p.name for p in run_dir.iterdir())
+
+
 # A line of each quick block's code -> what the block must leave behind beyond exit code 0.
 CHECKS: dict[str, Callable[[Path, str], None]] = {
     'LLMConfig.from_preset("local")': _llm,
@@ -136,41 +167,89 @@ CHECKS: dict[str, Callable[[Path, str], None]] = {
     'run_id="parl-quick"': _parl_python,
     "runs/tracked-quick": _tracked,
     "langmarl jobs submit magrpo": _jobs,
+    "python -m langmarl.p2p.executor": _p2p_executor,
 }
 
 
 def _check_for(example: Example) -> Callable[[Path, str], None]:
     found = [check for key, check in CHECKS.items() if key in example.code]
     assert len(found) == 1, (
-        f"README {example.name}: {len(found)} entries of CHECKS match this quick block; "
+        f"{example.name}: {len(found)} entries of CHECKS match this quick block; "
         "add one that says what the block must show"
     )
     return found[0]
 
 
-def test_every_readme_block_is_marked() -> None:
-    examples = _examples()  # raises naming the first unmarked block
-    lines = README.read_text(encoding="utf-8").splitlines()
-    assert len(examples) == len([line for line in lines if line.startswith("```")]) // 2 > 20
-    assert QUICK, "no quick example: the README test would run nothing"
+def test_every_block_of_the_readme_and_the_docs_is_marked() -> None:
+    examples = _examples()  # raises naming the page and line of the first unmarked block
+    lines = [line for page in example_pages(REPO) for line in page.read_text().splitlines()]
+    fences = len([line for line in lines if line.startswith("```")]) // 2
+    assert len(examples) == fences > 50
+    pages = {example.page for example in examples}
+    assert {"README.md", "docs/language_space.md", "docs/weight_space.md"} <= pages, pages
+    assert QUICK, "no quick example: the examples test would run nothing"
+
+
+def test_the_readme_opens_with_the_two_commands() -> None:
+    """The two commands come first, with their markers (issue 28)."""
+    first, second = parse_examples(README.read_text(encoding="utf-8"))[:2]
+    assert (first.code, first.kind) == ("python3 dev.py quickstart\n", "slow")
+    assert (second.code, second.kind) == ("python3 dev.py test\n", "slow")
+    assert len(README.read_text(encoding="utf-8").splitlines()) <= 250, "the README stays short"
 
 
 def test_every_quick_block_has_exactly_one_check_and_every_check_a_block() -> None:
     for example in QUICK:
         _check_for(example)
     unused = [key for key in CHECKS if not any(key in example.code for example in QUICK)]
-    assert unused == [], f"CHECKS entries matching no quick README block: {unused}"
+    assert unused == [], f"CHECKS entries matching no quick block: {unused}"
+
+
+def test_no_example_leans_on_an_environment_variable_it_does_not_name() -> None:
+    """A variable an example reads is set in the block, or the block is a ``needs`` block
+    that names it; shell blocks that run langmarl activate the venv themselves."""
+    wrong = []
+    for example in _examples():
+        if example.kind == "fragment":
+            continue
+        unset = unset_variables(example, REPO)
+        if example.kind in ("quick", "slow") and unset:
+            wrong.append(f"{example.name} reads {sorted(unset)}: set it in the block or mark "
+                         "it `<!-- example: needs NAME -->`")  # fmt: skip
+        if example.kind == "needs" and [v for v in unset if v not in example.note]:
+            wrong.append(f"{example.name} reads {sorted(unset)}: name it in the marker")
+        if needs_venv(example) and not activates_venv(example):
+            wrong.append(f"{example.name} runs langmarl: start the block with `{ACTIVATE}`")
+    assert wrong == []
+
+
+def test_an_unset_variable_or_a_missing_activation_is_found() -> None:
+    def block(code: str, language: str = "bash") -> Example:
+        return Example(1, language, code, "quick", "")
+
+    assert unset_variables(block('curl -H "$TOKEN" x\n'), REPO) == {"TOKEN"}
+    assert unset_variables(block('export TOKEN=abc\ncurl -H "$TOKEN" x\n'), REPO) == set()
+    assert unset_variables(block("import os\nos.environ['HOME']\n", "python"), REPO) == {"HOME"}
+    hosted = block("langmarl train configs/language_task/math_central_credit.json\n")
+    assert unset_variables(hosted, REPO) == {"OPENAI_API_KEY"}  # the config's gpt-4o-mini
+    assert unset_variables(block("langmarl chat hi --llm local\n"), REPO) == set()
+    assert needs_venv(block("langmarl runs\n")) and not activates_venv(block("langmarl runs\n"))
+    assert activates_venv(block(f"{ACTIVATE}\nlangmarl runs\n"))
+    assert not needs_venv(block("python3 dev.py test\n"))
 
 
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("intro\n```bash\nls\n```\n", "line 2: the code block has no marker"),
+        ("intro\n```bash\nls\n```\n", "README.md: line 2: the code block has no marker"),
         ("<!-- example: fast -->\n```bash\nls\n```\n", "unknown example kind 'fast'"),
         ("<!-- example: slow -->\n```bash\nls\n```\n", "states its measured duration"),
         ("<!-- example: slow, a while -->\n```\nx\n```\n", "states its measured duration"),
         ("<!-- example: needs -->\n```bash\nls\n```\n", "say what the example needs"),
-        ("<!-- example: quick -->\n```bash\nls\n", "line 2: this ``` fence is never closed"),
+        (
+            "<!-- example: quick -->\n```bash\nls\n",
+            "README.md: line 2: this ``` fence is never closed",
+        ),
     ],
 )
 def test_a_bad_marker_names_the_line_and_the_fix(text: str, message: str) -> None:
@@ -193,23 +272,30 @@ def test_markers_are_read_with_their_notes() -> None:
 
 @pytest.fixture
 def workdir() -> Iterator[Path]:
-    """A reader's fresh clone, as far as an example can tell: configs/ and nothing else.
+    """A reader's fresh clone, as far as an example can tell: configs/ and the venv.
 
     Made beside the repository, not under /tmp: the sandbox that confines Prompt2Policy's PPO
     processes lays an empty tmpfs over /tmp, so a session under /tmp cannot reach its files.
     """
     work = Path(tempfile.mkdtemp(prefix=".readme-examples-", dir=REPO))
     shutil.copytree(REPO / "configs", work / "configs")
+    (work / ".venv").symlink_to(VENV, target_is_directory=True)
     yield work
     shutil.rmtree(work, ignore_errors=True)
 
 
+def _reader_path() -> str:
+    """``PATH`` without the venv: a block that runs langmarl has to activate it itself."""
+    venv_bin = str(VENV / "bin")
+    return os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep) if p != venv_bin)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("example", QUICK, ids=[example.name for example in QUICK])
-def test_quick_readme_example_runs_as_written(example: Example, workdir: Path) -> None:
+def test_quick_example_runs_as_written(example: Example, workdir: Path) -> None:
     check = _check_for(example)
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env = dict(os.environ, PYTHONPATH=str(REPO), PATH=_reader_path())
+    env.pop("VIRTUAL_ENV", None)
     env.pop("OPENAI_API_KEY", None)  # quick examples run offline, on the embedded model
     command = ["bash", "-e", "-c"] if example.language == "bash" else [sys.executable, "-c"]
     done = subprocess.run(
@@ -221,8 +307,8 @@ def test_quick_readme_example_runs_as_written(example: Example, workdir: Path) -
         timeout=TIMEOUT_S,
     )
     output = done.stdout + done.stderr
-    assert done.returncode == 0, f"README {example.name} failed:\n{output[-3000:]}"
+    assert done.returncode == 0, f"{example.name} failed:\n{output[-3000:]}"
     check(workdir, done.stdout)
     # every run the block made is where `langmarl dashboard` (no flags) and `langmarl runs` look
     outside = [r.path for r in find_runs(workdir) if workdir / "runs" not in r.path.parents]
-    assert not outside, f"README {example.name} wrote runs outside runs/: {outside}"
+    assert not outside, f"{example.name} wrote runs outside runs/: {outside}"

@@ -13,6 +13,7 @@ from typing import NoReturn
 import typer
 
 from langmarl.cli.common import setup_logging
+from langmarl.cli.help_text import unwrap_help
 
 COMMAND_MODULES = [
     "langmarl.cli.llm_commands",
@@ -36,6 +37,15 @@ INTERRUPT_MESSAGES = {
     INTERRUPTED_EXIT_CODE: "stopped (Ctrl-C); a run in progress is saved as `stopped`",
     CANCELLED_EXIT_CODE: "cancelled (SIGTERM); a run in progress is saved as `cancelled`",
 }
+"""The line a command that trains a run ends with when interrupted."""
+INTERRUPT_ONLY_MESSAGES = {
+    INTERRUPTED_EXIT_CODE: "stopped (Ctrl-C)",
+    CANCELLED_EXIT_CODE: "cancelled (SIGTERM)",
+}
+"""The line any other command (``dashboard``, ``eval``, ``serve``…) ends with: it has no
+run in progress to save, so it says only that it stopped."""
+OTHER_TRAINING_COMMANDS = (("p2p", "bench"),)
+"""Commands that train runs besides each run kind's ``command`` and ``resume_command``."""
 
 
 def build_app() -> typer.Typer:
@@ -62,7 +72,34 @@ def build_app() -> typer.Typer:
 
     for module in COMMAND_MODULES:
         importlib.import_module(module).register(app)
+    unwrap_help(app)
     return app
+
+
+def training_commands() -> set[tuple[str, ...]]:
+    """The commands that run a training run (``("magrpo", "train")``, ``("p2p", "resume")``…):
+    each run kind's command and resume command (:mod:`langmarl.store.kinds`) and
+    :data:`OTHER_TRAINING_COMMANDS`."""
+    from itertools import takewhile
+
+    from langmarl.store import kinds
+
+    found: set[tuple[str, ...]] = set(OTHER_TRAINING_COMMANDS)
+    for spec in kinds.all_kinds():
+        for command in (spec.command, spec.resume_command):
+            words = tuple(takewhile(lambda word: not word.startswith(("-", "{")), command))
+            if words:
+                found.add(words)
+    return found
+
+
+def interrupt_message(code: int, argv: list[str]) -> str:
+    """The line an interrupted ``langmarl ARGV`` ends with: only a command that trains a run
+    says that a run in progress is saved. The command is read from ARGV's first words (no
+    option of the root or of a training command's group takes a value)."""
+    words = tuple(arg for arg in argv if not arg.startswith("-"))
+    training = any(words[: len(command)] == command for command in training_commands())
+    return (INTERRUPT_MESSAGES if training else INTERRUPT_ONLY_MESSAGES)[code]
 
 
 def _print_version(value: bool) -> None:
@@ -106,7 +143,8 @@ def exit_interrupted(code: int) -> NoReturn:
 
     from langmarl.cli.common import err_console
 
-    err_console.print(INTERRUPT_MESSAGES[code], markup=False, highlight=False, soft_wrap=True)
+    message = interrupt_message(code, sys.argv[1:])
+    err_console.print(message, markup=False, highlight=False, soft_wrap=True)
     logging.shutdown()
     for stream in (sys.stdout, sys.stderr):
         stream.flush()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -75,8 +76,9 @@ def setup_logging(verbose: bool) -> None:
 
 
 def run_app(app: typer.Typer) -> None:
-    """Run ``app``; a ``LangmarlError`` becomes one red line (secrets scrubbed, not wrapped
-    at the terminal width) and exit code 1, no traceback."""
+    """Run ``app``; a ``LangmarlError`` becomes one red message (secrets scrubbed) and exit
+    code 1, no traceback. On a terminal the message wraps at spaces to its width; anywhere
+    else (a log file, a pipe, a test) it stays one line, which scripts read whole."""
     from rich.markup import escape
 
     from langmarl.core.secrets import Redactor, environment_secrets
@@ -86,7 +88,10 @@ def run_app(app: typer.Typer) -> None:
     except LangmarlError as exc:
         message = escape(Redactor(environment_secrets())(str(exc)))
         err_console.print(
-            f"[bold red]error:[/] {message}", markup=True, highlight=False, soft_wrap=True
+            f"[bold red]error:[/] {message}",
+            markup=True,
+            highlight=False,
+            soft_wrap=not err_console.is_terminal,
         )
         raise SystemExit(1) from None
 
@@ -152,6 +157,54 @@ def config_argument(positional: Path | None, option: Path | None) -> Path | None
             "pass one (CONFIG, or --config for old command lines)"
         )
     return positional if positional is not None else option
+
+
+def require_dir(path: Path, what: str, fix: str) -> Path:
+    """``path``, if it is a directory: a path given on the command line that names nothing
+    is an error, never an empty listing.
+
+    Args:
+        path: The directory given.
+        what: What names it, e.g. ``--runs-dir`` or ``run directory``.
+        fix: What to give instead.
+
+    Raises:
+        ConfigError: naming ``what``, the path and ``fix``, if it is not a directory.
+    """
+    if not path.is_dir():
+        state = "is not a directory" if path.exists() else "does not exist"
+        raise ConfigError(f"{what} {str(path)!r} {state}: {fix}")
+    return path
+
+
+RUNS_DIR_FIX = "give the directory holding the runs (`langmarl runs` lists those in runs/)"
+"""What to do about a ``--runs-dir`` that names no directory."""
+RUN_DIR_FIX = "give a run directory as `langmarl runs` lists them, e.g. runs/<run_id>"
+"""What to do about a run directory argument that names no directory."""
+
+
+def given_runs_dir(runs_dir: Path | None) -> Path | None:
+    """``--runs-dir`` as given, checked to be a directory (None: not given).
+
+    Raises:
+        ConfigError: if it names no directory.
+    """
+    return None if runs_dir is None else require_dir(runs_dir, "--runs-dir", RUNS_DIR_FIX)
+
+
+def key_values(rows: Iterable[tuple[str, Any]]) -> Any:
+    """A borderless two-column grid of ``label  value`` rows that fits any width: labels
+    never wrap; values wrap at spaces, and only a token longer than the room left (a path,
+    a URL) is folded. Values are shown as text (no markup)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True)
+    grid.add_column(overflow="fold")
+    for label, value in rows:
+        grid.add_row(label, value if isinstance(value, Text) else Text(str(value)))
+    return grid
 
 
 def compact_table(

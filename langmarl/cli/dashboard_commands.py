@@ -53,7 +53,7 @@ def dashboard(
         auth = " (token required)" if token else ""
         console.print(
             f"Dashboard at {url}/ (API {url}/api/runs, docs {url}/docs){auth}; Ctrl-C stops",
-            soft_wrap=True,
+            highlight=False,
         )
 
     jobs = open_backend(backend, runs_dir, address)

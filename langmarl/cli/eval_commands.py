@@ -13,7 +13,7 @@ from typing import Any
 
 import typer
 
-from langmarl.cli.common import compact_table, console
+from langmarl.cli.common import RUN_DIR_FIX, compact_table, console, require_dir
 from langmarl.store.kinds import EvalRequest
 
 
@@ -37,6 +37,7 @@ def eval_run(
     from langmarl.store import kinds
     from langmarl.store.run import RunDir
 
+    require_dir(run_dir, "run directory", RUN_DIR_FIX)
     try:
         spec = kinds.get(RunDir(run_dir).record().kind)
     except ConfigError:  # no run.json: a language run older than the run contract
@@ -63,7 +64,8 @@ def evaluate_language(run_dir: Path, request: EvalRequest) -> None:
     if result["note"]:
         console.print(f"Note: {result['note']}.")
     console.print(f"Saved to {run_dir / 'evals' / f'{split}_compare.json'}")
-    console.print(headline(result), markup=False, soft_wrap=True)
+    whole = not console.is_terminal  # one line for scripts, wrapped on a terminal
+    console.print(headline(result), soft_wrap=whole, markup=False, highlight=False)
 
 
 def evaluate_weights(run_dir: Path, request: EvalRequest) -> None:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from langmarl.cli.common import SET_OPTION_HELP, console, parse_overrides
+from langmarl.cli.common import SET_OPTION_HELP, console, given_runs_dir, parse_overrides
 from langmarl.core.runs_dir import DEFAULT_RUNS_DIR
 
 if TYPE_CHECKING:
@@ -19,6 +19,10 @@ RUNS_DIR = typer.Option(
     Path(DEFAULT_RUNS_DIR), "--runs-dir", help="Where runs land and jobs are recorded."
 )
 """``--runs-dir``: a job's run lands in ``<runs-dir>/<job id>``."""
+JOBS_DIR = typer.Option(
+    None, "--runs-dir", help=f"Where the jobs were submitted to (default: {DEFAULT_RUNS_DIR}/)."
+)
+"""``--runs-dir`` of the commands that read jobs: one given must exist."""
 STATE_COLOURS = {"queued": "cyan", "running": "yellow", "completed": "green", "failed": "red",
                  "cancelled": "magenta"}  # fmt: skip
 
@@ -40,10 +44,20 @@ def _backend(runs_dir: Path, backend: str = "local", address: str | None = None)
     return open_backend(backend, runs_dir, address=address)
 
 
-def _for_job(runs_dir: Path, job_id: str) -> Backend:
+def _jobs_dir(runs_dir: Path | None) -> Path:
+    """``--runs-dir`` if given (it must be a directory), else ``runs/``.
+
+    Raises:
+        ConfigError: if the directory given does not exist.
+    """
+    return given_runs_dir(runs_dir) or Path(DEFAULT_RUNS_DIR)
+
+
+def _for_job(runs_dir: Path | None, job_id: str) -> Backend:
     """The backend that ran ``job_id`` (Ray: connected to the address it was sent to)."""
     from langmarl.jobs import JobStore
 
+    runs_dir = _jobs_dir(runs_dir)
     record = JobStore(runs_dir).read(job_id)
     return _backend(runs_dir, record.backend, record.ray.get("address"))
 
@@ -92,28 +106,48 @@ def submit(
 
 
 def list_jobs(
-    runs_dir: Path = RUNS_DIR,
+    runs_dir: Path | None = JOBS_DIR,
 ) -> None:
     """The jobs of a runs directory, newest first."""
-    from rich.table import Column, Table
+    from rich.text import Text
 
     from langmarl.jobs import LocalBackend
 
-    table = Table("kind", "backend", "state", "cores", "submitted", "error")
-    table.columns.insert(0, Column("job", no_wrap=True))
-    for record in LocalBackend(runs_dir).list():
-        colour = STATE_COLOURS[record.state]
+    root = _jobs_dir(runs_dir)
+    records = LocalBackend(root).list() if root.is_dir() else []
+    if not records:
+        console.print(f"No jobs in {root}/.", highlight=False)
+        return
+    table = _jobs_table()
+    for record in records:
         submitted = time.strftime("%m-%d %H:%M", time.localtime(record.submitted_at))
+        cores = ",".join(map(str, record.cores))
         table.add_row(
-            record.job_id, record.spec.kind, record.backend, f"[{colour}]{record.state}[/]",
-            ",".join(map(str, record.cores)), submitted, (record.error or "").split("\n")[0],
+            record.job_id, record.spec.kind, Text(record.state, style=STATE_COLOURS[record.state]),
+            f"{record.backend} {cores}".strip(), submitted,
         )  # fmt: skip
     console.print(table)
+    for record in records:  # below the table, where an error has the width to wrap in
+        if record.error:
+            console.print(Text(f"{record.job_id}: {record.error.splitlines()[0]}"))
+
+
+def _jobs_table() -> Any:
+    """The job list's table: ids fold only when longer than the room left, the other
+    columns stay whole."""
+    from rich import box
+    from rich.table import Table
+
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True)
+    table.add_column("job", overflow="fold")
+    for header in ("kind", "state", "backend", "submitted"):
+        table.add_column(header, no_wrap=True)
+    return table
 
 
 def status(
     job_id: str = typer.Argument(..., help="The job id (see `langmarl jobs list`)."),
-    runs_dir: Path = RUNS_DIR,
+    runs_dir: Path | None = JOBS_DIR,
     as_json: bool = typer.Option(False, "--json", help="Print the job record as JSON."),
 ) -> None:
     """A job's state, run directory, exit code and error."""
@@ -126,7 +160,7 @@ def status(
 
 def cancel(
     job_id: str = typer.Argument(..., help="The job id."),
-    runs_dir: Path = RUNS_DIR,
+    runs_dir: Path | None = JOBS_DIR,
     wait: bool = typer.Option(True, "--wait/--no-wait", help="Wait until it has stopped."),
 ) -> None:
     """Stop a job gracefully: its run ends `cancelled`, its files intact."""
@@ -139,7 +173,7 @@ def cancel(
 
 def logs(
     job_id: str = typer.Argument(..., help="The job id."),
-    runs_dir: Path = RUNS_DIR,
+    runs_dir: Path | None = JOBS_DIR,
     tail: int | None = typer.Option(None, "--tail", min=0, help="Only the last N lines."),
     follow: bool = typer.Option(False, "--follow", "-f", help="Keep printing until it ends."),
 ) -> None:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from langmarl.cli.common import BASE_URL, PORT, compact_table, console, err_console
+from langmarl.cli.common import BASE_URL, PORT, compact_table, console, err_console, key_values
 
 if TYPE_CHECKING:
     from langmarl.llm.server.config import ServeConfig
@@ -21,34 +21,30 @@ def register(app: typer.Typer) -> None:
 
 def models() -> None:
     """List the LLM presets and the embedded model's status."""
+    from rich.text import Text
+
     from langmarl.core.errors import MissingDependencyError
     from langmarl.llm.local import weights
     from langmarl.llm.presets import PRESETS
 
-    table = compact_table("$/M in", "$/M out", lead=("preset",), text=("model", "about"))
+    table = compact_table("$/M in/out", lead=("preset",), text=("model · about · address",))
     for name, preset in PRESETS.items():
         fields = preset.fields
-        base_url = fields.get("base_url")  # the description names OpenAI and embedded
-        about = f"{preset.description} · {base_url}" if base_url else preset.description
-        table.add_row(
-            name,
-            f"{fields.get('input_price_per_million', 0):g}",
-            f"{fields.get('output_price_per_million', 0):g}",
-            str(fields["model_string"]),
-            about,
-        )
+        model = str(fields["model_string"])
+        lines = [model, preset.description, str(fields.get("base_url") or "")]
+        prices = (fields.get(f"{way}_price_per_million", 0) for way in ("input", "output"))
+        table.add_row(name, "/".join(f"{price:g}" for price in prices),
+                      Text("\n".join(line for line in lines if line)))  # fmt: skip
     console.print(table)
     try:
-        source = str(weights.gguf_path())
+        source = Text(str(weights.gguf_path()))
     except MissingDependencyError as exc:
-        source = f"[red]missing[/] ({exc})"
-    converted = weights.is_converted()
+        source = Text.assemble(("missing", "red"), f" ({exc})")
+    ready = ("(ready)", "green") if weights.is_converted() else (
+        "(converted on first use, ~30 s)", "yellow")  # fmt: skip
     console.print(f"[bold]Embedded model[/] {weights.MODEL_NAME}")
-    console.print(f"  GGUF file:   {source}")
-    console.print(
-        f"  cached copy: {weights.converted_dir()} "
-        + ("[green](ready)[/]" if converted else "[yellow](converted on first use, ~30 s)[/]")
-    )
+    cached = Text.assemble(str(weights.converted_dir()), " ", ready)
+    console.print(key_values([("  GGUF file:", source), ("  cached copy:", cached)]))
 
 
 def chat(
@@ -149,7 +145,7 @@ def serve(
     port_bound = sock.getsockname()[1]
     console.print(
         f"Serving {source.label} at http://{shown}:{port_bound}/v1 (Ctrl-C stops)",
-        soft_wrap=True,
+        highlight=False,
     )
     if port_bound != DEFAULT_SERVE_PORT:
         console.print(f"Clients: --llm langmarl-serve --port {port_bound}", highlight=False)

@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from langmarl.cli.common import SET_OPTION_HELP, console, parse_overrides
+from langmarl.cli.common import (
+    RUN_DIR_FIX,
+    SET_OPTION_HELP,
+    console,
+    parse_overrides,
+    require_dir,
+)
 
 if TYPE_CHECKING:
     from langmarl.magrpo.base import WeightSpaceTrainer
@@ -84,7 +90,11 @@ def _train_locked(run: RunConfig, resume: str | None, plot: bool) -> None:
             report.write(args.output_dir)
             _print_samples(report)
         else:
-            console.print(f"eval: {trainer.evaluate()}")
+            scores = trainer.evaluate() or {}
+            shown = (
+                f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in scores.items()
+            )
+            console.print("eval: " + " ".join(shown))
     console.print(
         f"metrics: {args.output_dir}/metrics.jsonl; checkpoints: {args.output_dir}/checkpoints/"
     )
@@ -123,7 +133,7 @@ def _finished(run: RunConfig, resume: str | None) -> bool:
             f"{done}: its results are in {output}/ (metrics.jsonl, heldout.json, curves.png). "
             "To train again, give it a new directory: --set run_id=<new name>"
         )
-    console.print(f"Nothing to resume: {done}.", soft_wrap=True, highlight=False)
+    console.print(f"Nothing to resume: {done}.", markup=False, highlight=False)
     return True
 
 
@@ -155,11 +165,11 @@ def evaluate(
     from langmarl.magrpo.heldout import HeldoutReport, heldout_scores
     from langmarl.magrpo.run import build_magrpo_trainer, load_run_dir
 
-    run = load_run_dir(run_dir)
+    run = load_run_dir(require_dir(run_dir, "run directory", RUN_DIR_FIX))
     trainer = build_magrpo_trainer(run)
     data = _heldout(trainer)[:num_examples]
     before = heldout_scores(trainer, data, "untrained")
-    trainer.load_checkpoint(checkpoint)
+    trainer.load_checkpoint(checkpoint, for_evaluation=True)
     after = heldout_scores(trainer, data, f"step {trainer.step}")
     report = HeldoutReport(task=run.task.name, before=before, after=after)
     path = report.write(run_dir)
@@ -200,21 +210,30 @@ def _train_with_progress(trainer: WeightSpaceTrainer) -> None:
 
 
 def _print_headline(report: HeldoutReport, bold: bool = True) -> None:
-    """One unwrapped line, whatever the terminal width (scripts grep for it)."""
+    """The closing line: wrapped at spaces on a terminal; one line anywhere else (a log, a
+    pipe), where scripts read it whole."""
     style = "bold" if bold else None
-    console.print(report.headline(), style=style, soft_wrap=True, markup=False, highlight=False)
+    whole = not console.is_terminal
+    console.print(report.headline(), style=style, soft_wrap=whole, markup=False, highlight=False)
 
 
 def _print_samples(report: HeldoutReport, count: int = 3) -> None:
+    """The first ``count`` held-out examples as text: the prompt, then each agent's
+    completion before and after training with the return, indented under it."""
+    from rich.padding import Padding
+    from rich.text import Text
+
     if report.after is None:
         return
-    console.print("held-out examples (untrained → trained):")
+    console.print("held-out examples:")
     pairs = zip(report.before.samples[:count], report.after.samples[:count], strict=False)
-    for before, after in pairs:
-        console.print(f"  [bold]{before['prompt']}[/]", highlight=False)
-        for name, sample in (("before:", before), ("after:", after)):
-            text = f"    {name:<7} {sample['completions']} → {sample['return']:.2f}"
-            console.print(text, markup=False, soft_wrap=True)
+    for number, (before, after) in enumerate(pairs, 1):
+        console.print(Padding(Text(f"{number}. {before['prompt'].strip()}", style="bold"), (0, 2)))
+        for score, sample in ((report.before, before), (report.after, after)):
+            console.print(Padding(Text(f"{score.label}: return {sample['return']:.2f}"), (0, 4)))
+            for index, completion in enumerate(sample["completions"]):
+                text = Text(f"agent-{index}: {str(completion).strip() or '(empty)'}")
+                console.print(Padding(text, (0, 0, 0, 6)))
 
 
 def _plot(run_dir: str) -> None:

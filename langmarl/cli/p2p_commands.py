@@ -15,6 +15,7 @@ from langmarl.cli.common import (
     config_argument,
     console,
     parse_overrides,
+    require_dir,
 )
 from langmarl.cli.p2p_progress import session_progress
 
@@ -118,11 +119,15 @@ def resume(
 ) -> None:
     """Continue a killed, stopped or failed session where its files say it stopped (its
     intent and settings come from the session; a finished session is refused)."""
+    from langmarl.core.errors import ConfigError
     from langmarl.p2p.records import SessionRecord
     from langmarl.p2p.resume import resume_session
 
+    fix = "give a directory `langmarl p2p run` wrote, e.g. runs/session_<time>_<id>"
+    settings = SessionRecord(require_dir(session_dir, "session directory", fix)).run.read()
+    if settings is None:  # said before the progress display starts
+        raise ConfigError(f"{session_dir} holds no session (no run.json): {fix}")
     text, vision = _clients(llm, vlm)
-    settings = SessionRecord(session_dir).run.read() or {}
     max_iterations = int((settings.get("config") or {}).get("max_iterations", 0)) or None
     with session_progress(session_dir, max_iterations or 1):
         result = resume_session(session_dir, llm=text, vlm=vision)
@@ -142,7 +147,7 @@ def _report(result: Any, session_dir: Path) -> None:
     if result.best_iteration is not None:
         console.print(f"best: iter_{result.best_iteration} (score {result.best_score:.2f})")
     if result.error:
-        console.print(f"[dim]{result.error}[/]")
+        console.print(result.error, style="dim", markup=False, highlight=False)
     console.print(f"session dir: {session_dir}")
     if result.status in ("error", "invalid_code"):
         console.print(f"continue it with: langmarl p2p resume {session_dir}")

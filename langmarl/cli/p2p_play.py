@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from langmarl.cli.common import console
+from langmarl.cli.common import console, require_dir
 
 
 def play(
@@ -28,6 +28,8 @@ def play(
     from langmarl.p2p.play import play as play_policy
     from langmarl.p2p.ppo_policy import POLICY_FILE
 
+    fix = "give an iteration or run directory of a reward-space session, e.g. runs/<session>/iter_1"
+    require_dir(run_dir, "run directory", fix)
     with console.status(f"playing {episodes} episode(s) …"):
         result = play_policy(run_dir, episodes=episodes, video=video)
     console.print(f"policy: {result.run_dir / POLICY_FILE} on {result.env_id}")

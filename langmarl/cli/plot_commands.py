@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from langmarl.cli.common import OLD_DIR, RUNS_DIR_HELP, runs_dir_given
+from langmarl.cli.common import OLD_DIR, RUNS_DIR_HELP, given_runs_dir, runs_dir_given
 
 
 def register(app: typer.Typer) -> None:
@@ -29,5 +29,5 @@ def plot(
     """
     from langmarl.plots import plot_run, resolve_run
 
-    path = plot_run(resolve_run(run, runs_dir_given(runs_dir, old_dir)), output)
+    path = plot_run(resolve_run(run, given_runs_dir(runs_dir_given(runs_dir, old_dir))), output)
     typer.echo(str(path))  # plain stdout, unwrapped: scripts read the path

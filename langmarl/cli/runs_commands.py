@@ -8,7 +8,17 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from langmarl.cli.common import OLD_DIR, RUNS_DIR_HELP, console, runs_dir_given
+from langmarl.cli.common import (
+    OLD_DIR,
+    RUNS_DIR_FIX,
+    RUNS_DIR_HELP,
+    compact_table,
+    console,
+    given_runs_dir,
+    key_values,
+    require_dir,
+    runs_dir_given,
+)
 from langmarl.core.runs_dir import DEFAULT_RUNS_DIR
 
 if TYPE_CHECKING:
@@ -58,7 +68,9 @@ def list_runs(
         if value is not None and value not in known:
             hint = did_you_mean(value, known)
             raise ConfigError(f"unknown {what} {value!r}.{hint} Choose from {', '.join(known)}")
-    roots = list(runs_dir_given(runs_dir, old_dir) or default_roots())
+    given = [require_dir(root, "--runs-dir", RUNS_DIR_FIX) for root in
+             runs_dir_given(runs_dir, old_dir) or []]  # fmt: skip
+    roots = given or default_roots()
     found = {root: find_runs(root, kind=kind, status=status) for root in roots}
     if not any(found.values()):
         console.print(f"No runs in {', '.join(str(r) for r in roots)}.")
@@ -121,56 +133,89 @@ def show(
     from langmarl.store import kinds
     from langmarl.store.catalog import describe
 
-    summary = describe(resolve_run(run, runs_dir_given(runs_dir, old_dir)))
-    console.print(f"[bold]{summary.run_id}[/] ({summary.kind}) at {summary.path}", highlight=False)
-    console.print(f"status: {summary.status}" + (f" — {summary.error}" if summary.error else ""))
+    summary = describe(resolve_run(run, given_runs_dir(runs_dir_given(runs_dir, old_dir))))
+    rows = [
+        ("run", f"{summary.run_id} ({summary.kind})"),
+        ("path", str(summary.path)),
+        ("status", summary.status + (f" — {summary.error}" if summary.error else "")),
+    ]
     if summary.layout == "old":
-        console.print("layout: old (written before the run contract; read as such)")
-    console.print(f"progress: {summary.progress}")
+        rows.append(("layout", "old (written before the run contract; read as such)"))
+    rows.append(("progress", summary.progress))
     if summary.score is not None:
-        console.print(f"score: {summary.score:.3f}")
+        rows.append(("score", f"{summary.score:.3f}"))
     spec = kinds.find(summary.kind)
-    SHOWN.get(spec.view if spec else "", _show_steps)(summary)
+    more, after = SHOWN.get(spec.view if spec else "", _show_steps)(summary)
+    console.print(key_values((f"{label}:", value) for label, value in rows + more))
+    for renderable in after:
+        console.print(renderable)
 
 
-def _show_language(summary: RunSummary) -> None:
-    details = summary.details
+Shown = tuple[list[tuple[str, str]], list[Any]]
+"""What ``runs show`` adds for a kind: ``label: value`` rows below the summary's, then
+renderables printed after them."""
+
+
+def _show_language(summary: RunSummary) -> Shown:
+    """The newest prompt of each agent and its diff against the first checkpoint."""
+    from rich.text import Text
+
+    after: list[Any]
+
+    details, after = summary.details, []
     for agent_id, text in details.get("policies", {}).items():
-        console.print(f"\n[bold]{agent_id}[/] (checkpoint {details['diff_to']}):")
-        console.print(text, markup=False, highlight=False)
+        after.append(
+            Text.assemble("\n", (agent_id, "bold"), f" (checkpoint {details['diff_to']}):")
+        )
+        after.append(Text(text))
         diff = details["diffs"].get(agent_id, "")
         label = f"diff against checkpoint {details['diff_from']}"
-        console.print(f"{label}:\n{diff}" if diff else f"{label}: unchanged", markup=False)
+        after.append(Text(f"{label}:\n{diff}" if diff else f"{label}: unchanged"))
+    return [], after
 
 
-def _show_steps(summary: RunSummary) -> None:
-    details = summary.details
+def _show_steps(summary: RunSummary) -> Shown:
+    """Checkpoints, held-out before → after, and the last metrics line."""
+    rows: list[tuple[str, str]]
+    details, rows = summary.details, []
     if "checkpoints" in details:
-        console.print(f"checkpoints: {', '.join(details['checkpoints']) or 'none'}")
-    last = details.get("last_metrics")
-    if last:
-        shown = ", ".join(f"{k}={_cell(v)}" for k, v in last.items())
-        console.print(f"last metrics: {shown}", markup=False, soft_wrap=True)
+        rows.append(("checkpoints", ", ".join(details["checkpoints"]) or "none"))
     heldout = details.get("heldout")
     if heldout:
         before, after = heldout.get("before") or {}, heldout.get("after") or {}
-        console.print(
-            f"held-out: {_cell(before.get('mean'))} → {_cell(after.get('mean'))} "
-            f"(n={before.get('n')})"
-        )
+        change = f"{_cell(before.get('mean'))} → {_cell(after.get('mean'))}"
+        rows.append(("held-out", f"{change} (n={before.get('n')})"))
+    return rows, _last_metrics(details.get("last_metrics"))
 
 
-def _show_session(summary: RunSummary) -> None:
-    details = summary.details
-    best = details.get("best_iteration")
-    console.print(f"outcome: {details.get('outcome')}, best iteration {best}")
+def _last_metrics(last: dict[str, Any] | None) -> list[Any]:
+    """The newest metrics line as ``key=value`` items in columns across the width (an
+    item never breaks; one wider than the terminal wraps on its own)."""
+    from rich.columns import Columns
+    from rich.text import Text
+
+    if not last:
+        return []
+    shown = {key: f"{value:.4g}" if isinstance(value, float) else str(value)
+             for key, value in last.items()}  # fmt: skip
+    items = [Text(f"{key}={value}") for key, value in shown.items()]
+    return ["last metrics:", Columns(items, padding=(0, 2), column_first=True)]
+
+
+def _show_session(summary: RunSummary) -> Shown:
+    """A session's outcome and its iterations, one row each."""
+    from rich.text import Text
+
+    details, best = summary.details, summary.details.get("best_iteration")
+    best_text = None if best is None else f"best iteration {best}"
+    outcome = ", ".join(part for part in (details.get("outcome"), best_text) if part)
+    table = compact_table("iteration", "intent score", "mean return", text=("reward",))
     for it in details.get("iterations", []):
-        console.print(
-            f"  iteration {it['iteration']}: intent score {_cell(it['intent_score'])}, "
-            f"mean return {_cell(it['mean_return'])}, reward {it['reward_origin']}"
-            + (f", error {it['error']}" if it.get("error") else ""),
-            markup=False,
-        )
+        error = f"; error: {it['error']}" if it.get("error") else ""
+        table.add_row(str(it["iteration"]), _cell(it["intent_score"]),
+                      _cell(it["mean_return"]), Text(f"{it['reward_origin']}{error}"))  # fmt: skip
+    rows = [("outcome", outcome)] if outcome else []
+    return rows, [table] if details.get("iterations") else []
 
 
 SHOWN = {"language": _show_language, "reward": _show_session}

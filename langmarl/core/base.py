@@ -63,6 +63,9 @@ class BaseEnvironment(ABC):
 
     name: str = "base"
     """Registered name (for run metadata)."""
+    reward_range: tuple[float, float] | None = None
+    """The range every episode reward lies in, if the env declares one: held-out intervals
+    are clipped to it."""
     run_kind: str = "language"
     """The kind of run a language-space trainer records for this env
     (:mod:`langmarl.store.kinds`)."""

@@ -7,6 +7,8 @@ Decisions:
 - Any other rewards (F1, judge scores) are means: a **Student t** interval. With a single
   episode the spread is unknown, so the bounds are ``None`` rather than invented.
 - No values at all is a caller error (``ValueError``): an evaluation always has episodes.
+- A t interval is clipped to the reward's declared range when the caller knows it (an
+  environment's ``reward_range``): a reward in [0, 1] never reads ``[-0.59, 1.26]``.
 """
 
 from __future__ import annotations
@@ -105,16 +107,26 @@ def interval_method(values: Sequence[float]) -> Method:
     return "wilson" if all(v in (0.0, 1.0) for v in values) else "t"
 
 
-def score_interval(values: Sequence[float], method: Method | None = None) -> ScoreInterval:
+def score_interval(
+    values: Sequence[float],
+    method: Method | None = None,
+    bounds: tuple[float, float] | None = None,
+) -> ScoreInterval:
     """The mean of ``values`` with a 95% interval (method chosen by
-    :func:`interval_method` unless given).
+    :func:`interval_method` unless given), clipped to ``bounds`` (the reward's declared
+    range) when given.
 
     Raises:
         ValueError: if ``values`` is empty.
     """
     if not values:
         raise ValueError("score_interval needs at least one value (no episodes were scored)")
-    return _METHODS[method or interval_method(values)](list(values))
+    interval = _METHODS[method or interval_method(values)](list(values))
+    if bounds is None or interval.low is None or interval.high is None:
+        return interval
+    low, high = bounds
+    clipped = {"low": max(interval.low, low), "high": min(interval.high, high)}
+    return interval.model_copy(update=clipped)
 
 
 def bounds_text(interval: ScoreInterval) -> str:

@@ -145,6 +145,7 @@ class WeightSpaceTrainer:
         self.run = RunDir(self.run_dir, Redactor(environment_secrets()), self.resume_hint)
         self.step = 0
         self.skipped_nonfinite = 0
+        self.restore_optimizers = True  # off while load_checkpoint loads agents to score them
 
     # -- subclasses --------------------------------------------------------------------------
     def training_step(self, examples: list[dict[str, Any]]) -> dict[str, float]:
@@ -163,7 +164,7 @@ class WeightSpaceTrainer:
         trainer state (``algorithm``, ``step``, ...) and its :meth:`extra_state`. A subclass
         may read other layouts here, or bring older run files up to date before the resume
         rewinds them."""
-        return ckpt.load_checkpoint(path, self.agents)
+        return ckpt.load_checkpoint(path, self.agents, optimizer=self.restore_optimizers)
 
     def config_record(self) -> dict[str, Any]:
         """The config recorded in ``run.json``, with ``algorithm``."""
@@ -337,10 +338,18 @@ class WeightSpaceTrainer:
             self.run.event("checkpoint", step=self.step, path=saved.name)
         return saved
 
-    def load_checkpoint(self, resume_from: str | Path) -> None:
+    def load_checkpoint(self, resume_from: str | Path, *, for_evaluation: bool = False) -> None:
         """Restore agents, optimizers, critics and the step counter
-        (:meth:`restore_checkpoint`, :meth:`load_extra_state`)."""
+        (:meth:`restore_checkpoint`, :meth:`load_extra_state`).
+
+        Args:
+            resume_from: ``"latest"`` or a ``checkpoints/step-*`` directory.
+            for_evaluation: The agents are loaded only to be scored (``langmarl magrpo
+                eval``): their optimizers are left alone and the load is logged at DEBUG,
+                as no training resumes.
+        """
         path = ckpt.resolve_checkpoint(self.run_dir, resume_from)
+        self.restore_optimizers = not for_evaluation
         state, extra = self.restore_checkpoint(path)
         if state.get("algorithm") != self.algorithm:
             raise ConfigError(
@@ -350,7 +359,10 @@ class WeightSpaceTrainer:
         self.step = int(state["step"])
         self.skipped_nonfinite = int(state.get("skipped_nonfinite", 0))
         self.load_extra_state(extra)
-        log.info("resumed %s from %s at step %d", self.algorithm, path, self.step)
+        if for_evaluation:
+            log.debug("loaded %s (step %d) for evaluation", path, self.step)
+        else:
+            log.info("resumed %s from %s at step %d", self.algorithm, path, self.step)
 
 
 def tree_metrics(roots: Sequence[Any], levels: Sequence[Any]) -> dict[str, float]:

@@ -110,10 +110,14 @@ def resolve_checkpoint(run_dir: Path, resume_from: str | Path) -> Path:
     return path
 
 
-def load_checkpoint(path: Path, agents: Sequence[Agent]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Load weights and optimizer state into ``agents``; return ``(trainer_state, extra)``.
+def load_checkpoint(
+    path: Path, agents: Sequence[Agent], *, optimizer: bool = True
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Load weights and, if ``optimizer``, optimizer state into ``agents``; return
+    ``(trainer_state, extra)``.
 
-    An agent saved without ``optimizer.pt`` keeps its fresh optimizer (logged at INFO).
+    An agent saved without ``optimizer.pt`` keeps its fresh optimizer (logged at INFO, when
+    ``optimizer``: agents loaded only to be scored leave their optimizers alone, silently).
     """
     import torch
 
@@ -125,6 +129,8 @@ def load_checkpoint(path: Path, agents: Sequence[Agent]) -> tuple[dict[str, Any]
                 "agents; resume with the same num_agents"
             )
         _load_weights(agent, folder)
+        if not optimizer:
+            continue
         optimizer_file = folder / OPTIMIZER_FILE
         if optimizer_file.is_file():
             agent.optimizer.load_state_dict(torch.load(optimizer_file, weights_only=False))

@@ -151,5 +151,5 @@ def plot_run(run_dir: str | Path, output: str | Path | None = None) -> Path:
     plot = run_series(run_dir)
     target = Path(output) if output is not None else Path(run_dir) / DEFAULT_OUTPUT
     render(plot, target)
-    log.info("%s run %s: wrote %s", plot.kind, run_dir, target)
+    log.debug("%s run %s: wrote %s", plot.kind, run_dir, target)  # the caller says where
     return target

@@ -31,13 +31,13 @@ from langmarl.plots.series import (
     smoothed,
     suffix_columns,
 )
+from langmarl.store import kinds
 
 RUN_FILE = "run.json"
 CONFIG_FILE = "config.json"
 METRICS_FILE = "metrics.jsonl"
 EVAL_FILE = "eval.jsonl"
 HELDOUT_FILE = "heldout.json"
-ALGORITHMS = ("magrpo", "iac", "maac")
 
 
 def _read(path: Path) -> Any:
@@ -59,7 +59,13 @@ def _config(run_dir: Path) -> dict[str, Any]:
 
 def _algorithm(run_dir: Path) -> str | None:
     algorithm = _config(run_dir).get("algorithm")
-    return algorithm if algorithm in ALGORITHMS else None
+    return algorithm if is_weight_kind(algorithm) else None
+
+
+def is_weight_kind(name: Any) -> bool:
+    """Whether ``name`` is a kind of run the weight view shows (MAGRPO, IAC, MAAC, …)."""
+    spec = kinds.find(name) if isinstance(name, str) else None
+    return spec is not None and spec.view == "weight"
 
 
 def detect(run_dir: Path) -> bool:
@@ -119,8 +125,8 @@ def build(files: RunFiles) -> RunPlot:
         ),
         Panel("Critic value loss", "loss", suffix_columns(metrics, "value_loss", "step"), "step"),
     ]
-    algorithm = config.get("algorithm")
-    label = f"weight space ({algorithm.upper()})" if algorithm in ALGORITHMS else "weight space"
+    algorithm = _algorithm(files.root)
+    label = f"weight space ({algorithm.upper()})" if algorithm else "weight space"
     return RunPlot(files.root, "weight", label, panels)
 
 

@@ -45,7 +45,6 @@ P2P_STATUS: dict[str, str] = {
 LISTED_STATUSES = (*RUN_STATUSES, "unknown", "unreadable")
 """What a listed run's status can be: ``unknown`` for an older layout that recorded none,
 ``unreadable`` for a corrupt ``run.json``."""
-WEIGHT_ALGORITHMS = ("magrpo", "iac", "maac")
 MAX_DEPTH = 3
 """``runs/<id>``, ``experiments/<id>``, ``experiments/<group>/<id>``, one level more."""
 
@@ -63,7 +62,10 @@ class RunSummary:
     progress: str = ""
     """``3/4 iterations``, ``12/20 steps``, ``2 iterations``."""
     score: float | None = None
-    """Last reward (language: best), intent score (p2p: best)."""
+    """The held-out score when the run has one, else the kind's training score (its
+    ``score_label``: last reward, best reward, best intent score)."""
+    score_label: str = ""
+    """What :attr:`score` is: ``held-out``, or the kind's ``score_label``."""
     layout: str = "current"
     """``current`` (the run contract) or ``old`` (a layout before it, read as such)."""
     details: dict[str, Any] = field(default_factory=dict)
@@ -115,22 +117,27 @@ def _from_record(run: Path, info: dict[str, Any]) -> RunSummary:
     kind = str(info.get("kind"))
     spec = kinds.find(kind) or RunKindSpec(kind, kind)
     metrics = [] if spec.done_field and spec.best_field else _metrics(run)
+    heldout = kinds.load(spec.heldout)(run) if spec.heldout else None
+    score, label = (heldout, "held-out") if heldout is not None else (None, spec.score_label)
     return RunSummary(
         path=run, run_id=run.name, kind=spec.name, status=str(info.get("status", "unknown")),
         error=info.get("error"), updated_at=float(info.get("updated_at") or 0.0),
         layout="current" if info.get("schema_version") else "old",
-        progress=_progress(spec, info, metrics), score=_score(spec, info, metrics),
+        progress=_progress(spec, info, metrics), score_label=label,
+        score=score if score is not None else _score(spec, info, metrics),
     )  # fmt: skip
 
 
 def _old_weight_run(run: Path) -> RunSummary | None:
     config = _json(run / "run_config.json") or _json(run / "config.json") or {}
     algorithm = config.get("algorithm") if isinstance(config, dict) else None
-    if algorithm not in WEIGHT_ALGORITHMS:
+    spec = kinds.find(algorithm) if isinstance(algorithm, str) else None
+    if spec is None or spec.view != "weight":
         return None
+    algorithm = spec.name
     heldout = _json(run / "heldout.json") or {}
     status = "completed" if isinstance(heldout, dict) and heldout.get("after") else "unknown"
-    metrics, spec = _metrics(run), kinds.get(algorithm)
+    metrics = _metrics(run)
     return RunSummary(
         path=run, run_id=run.name, kind=algorithm, status=status, layout="old",
         updated_at=run.stat().st_mtime, progress=_progress(spec, {}, metrics),
@@ -237,6 +244,21 @@ def describe(path: str | Path) -> RunSummary:
     if spec is not None and spec.details is not None:
         summary.details.update(kinds.load(spec.details)(summary.path))
     return summary
+
+
+def weight_heldout(run: Path) -> float | None:
+    """The trained agents' mean held-out return (``heldout.json``), if the run has one."""
+    report = _json(run / "heldout.json")
+    after = report.get("after") if isinstance(report, dict) else None
+    interval = after.get("interval") if isinstance(after, dict) else None
+    return _number(interval.get("mean")) if isinstance(interval, dict) else None
+
+
+def language_heldout(run: Path) -> float | None:
+    """The final policies' mean reward on the test split (``langmarl eval``), if measured."""
+    result = _json(run / "evals" / "test_compare.json")
+    final = result.get("final") if isinstance(result, dict) else None
+    return _number(final.get("avg_reward")) if isinstance(final, dict) else None
 
 
 def weight_details(run: Path) -> dict[str, Any]:

@@ -95,6 +95,9 @@ class RunKindSpec:
     """What to look at instead, for a kind without :attr:`evaluate`."""
     plot: EntryPoint | None = None
     """Entry point of its :class:`langmarl.plots.series.RunKind` (None: the metrics plot)."""
+    heldout: EntryPoint | None = None
+    """Entry point ``(run_dir: Path) -> float | None``: the run's held-out score, if it has
+    one; the runs list then shows it (labelled ``held-out``) instead of the training score."""
     details: EntryPoint | None = None
     """Entry point ``(run_dir: Path) -> dict`` of what ``langmarl runs show`` adds."""
     reader: EntryPoint | None = None
@@ -112,7 +115,7 @@ class RunKindSpec:
         return facts | {"jobs": bool(self.command), "evaluates": self.evaluate is not None}
 
 
-ENTRIES = ("validate_config", "evaluate", "plot", "details", "reader")
+ENTRIES = ("validate_config", "evaluate", "plot", "heldout", "details", "reader")
 """The fields of a :class:`RunKindSpec` that are entry points (code, not facts)."""
 
 
@@ -201,6 +204,7 @@ LANGUAGE = RunKindSpec(
     command=("train",), validate_config="langmarl.config.loading:validate_config",
     evaluate="langmarl.cli.eval_commands:evaluate_language",
     plot="langmarl.plots.language:KIND", details="langmarl.store.catalog:language_details",
+    heldout="langmarl.store.catalog:language_heldout",
 )  # fmt: skip
 MAGRPO = RunKindSpec(
     "magrpo", "weight space, MAGRPO", view="weight", unit="step", target_field="total_steps",
@@ -208,6 +212,7 @@ MAGRPO = RunKindSpec(
     command=("magrpo", "train"), validate_config="langmarl.magrpo.run:validate_run_config",
     resume_command=("magrpo", "train", "{config}", "--resume", "latest"),
     evaluate="langmarl.cli.eval_commands:evaluate_weights", plot="langmarl.plots.weight:KIND",
+    heldout="langmarl.store.catalog:weight_heldout",
     details="langmarl.store.catalog:weight_details", reader=WEIGHT_READER,
 )  # fmt: skip
 

@@ -28,7 +28,7 @@ from langmarl.config.loading import config_from_dict
 from langmarl.core.aio import run_sync
 from langmarl.core.base import BaseEnvironment, StepAware
 from langmarl.core.errors import ConfigError, LLMError
-from langmarl.core.intervals import heldout_line, score_interval
+from langmarl.core.intervals import ScoreInterval, heldout_line, score_interval
 from langmarl.core.records import Policies, Trajectory
 from langmarl.llm.tracker import UsageLedger
 from langmarl.store import LocalStore, PolicyCheckpoint
@@ -117,7 +117,7 @@ class OpenedRun:
             "iteration": iteration,
             "num_episodes": len(trajectories),
             "avg_reward": sum(rewards) / len(rewards),
-            "interval": score_interval(rewards).model_dump(),
+            "interval": score_interval(rewards, bounds=self.env.reward_range).model_dump(),
             "failed_episodes": sum(1 for t in trajectories if t.metadata.get("error")),
             "rewards": rewards,
             "task_ids": [t.task.get("id") for t in trajectories],
@@ -222,7 +222,7 @@ def compare_run(
 
 def headline(result: dict[str, Any]) -> str:
     """The :func:`~langmarl.core.intervals.heldout_line` of a :func:`compare_run` result."""
-    before, after = (score_interval(result[k]["rewards"]) for k in ("initial", "final"))
+    before, after = (ScoreInterval(**result[k]["interval"]) for k in ("initial", "final"))
     split = "" if result["split"] == "test" else f" {result['split']}"
     what = f"{result.get('env', '')}{split}".strip()
     return heldout_line(before, after, what, bool(result.get("greedy")))

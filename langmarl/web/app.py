@@ -4,7 +4,8 @@
 
     create_app(runs_dir, token=..., backend=...)   routes under /api (one module per area in
                                                    routes/), OpenAPI at /openapi.json, docs
-                                                   at /docs, {"error", "fix"} errors
+                                                   at /docs (offline: api_docs), {"error",
+                                                   "fix"} errors
     guarded(app, host)                             Host, origin, JSON and size checks first
     serve(runs_dir, host, port, token)             check_bind → bind the socket → guarded
                                                    app in uvicorn
@@ -28,6 +29,7 @@ except ImportError as exc:  # pragma: no cover - the server extra is missing
 
 from langmarl.core.http_guard import RequestGuard, allowed_hosts
 from langmarl.core.version import __version__
+from langmarl.llm.server.api_docs import mount_api_docs
 from langmarl.web.defaults import DEFAULT_HOST, DEFAULT_PORT, MAX_BODY_BYTES
 from langmarl.web.errors import install_handlers
 from langmarl.web.pages import mount_pages
@@ -59,6 +61,8 @@ def create_app(
     app = FastAPI(
         title="langmarl dashboard API",
         version=__version__,
+        docs_url=None,  # /docs from packaged assets (api_docs), not a CDN
+        redoc_url=None,
         description="Runs of every kind under one runs directory: list, detail, metrics, "
         "events, the spaces' own views, files, metadata, trash, a live stream.",
     )
@@ -71,6 +75,7 @@ def create_app(
     app.include_router(api)
 
     mount_pages(app)
+    mount_api_docs(app)
     return app
 
 

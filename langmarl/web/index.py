@@ -33,8 +33,9 @@ WATCHED = (
     "parl_curves.json", "run_config.json", "config.json", "heldout.json",
 )  # fmt: skip
 """A change to any of these (mtime, size, existence) makes a run's entry stale."""
-CURRENT_WATCHED = (METRICS_FILE, METADATA_FILE)
-"""Beside ``run.json``, what a run of the run contract's entry is read from."""
+CURRENT_WATCHED = (METRICS_FILE, METADATA_FILE, "heldout.json", "evals/test_compare.json")
+"""Beside ``run.json``, what a run of the run contract's entry is read from (its metrics,
+metadata and the held-out scores the kinds' ``heldout`` entry points read)."""
 
 
 @dataclass
@@ -59,7 +60,7 @@ class RunEntry:
         return {
             "run_id": self.run_id, "kind": s.kind, "status": s.status, "error": s.error,
             "updated_at": s.updated_at, "progress": s.progress, "score": s.score,
-            "score_key": spec and spec.score_key, "score_label": spec and spec.score_label,
+            "score_key": spec and spec.score_key, "score_label": s.score_label,
             "view": spec.view if spec else "metrics", "sections": spec and spec.sections,
             "layout": s.layout, "steps": self.steps, "last_step": self.last_step,
             "sparkline": self.sparkline, **self.metadata.model_dump(),

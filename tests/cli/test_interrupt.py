@@ -15,7 +15,12 @@ from typing import IO
 
 import pytest
 
-from langmarl.cli import INTERRUPT_MESSAGES, INTERRUPTED_EXIT_CODE
+from langmarl.cli import (
+    CANCELLED_EXIT_CODE,
+    INTERRUPT_MESSAGES,
+    INTERRUPTED_EXIT_CODE,
+    interrupt_message,
+)
 from langmarl.testing.openai_stub import OpenAIStub
 from langmarl.testing.processes import ctrl_c_reaches_python
 from langmarl.testing.roles import role_responder
@@ -120,3 +125,35 @@ def test_ctrl_c_stops_weight_space_training(tmp_path: Path) -> None:
         time.sleep(0.2)
     time.sleep(2)  # inside the first step's generation
     _assert_stopped(process, _interrupt(process), output)
+
+
+@pytest.mark.parametrize(
+    ("argv", "saves_a_run"),
+    [
+        (["train", "c.json"], True),
+        (["-v", "magrpo", "train", "run.json", "--resume", "latest"], True),
+        (["parl", "grpo", "--config", "c.json"], True),
+        (["p2p", "resume", "runs/session_1"], True),
+        (["p2p", "bench", "cases.csv"], True),
+        (["dashboard", "--port", "0"], False),
+        (["eval", "runs/quick"], False),
+        (["magrpo", "eval", "runs/quick"], False),
+        (["serve"], False),
+        (["jobs", "submit", "magrpo", "run.json", "--wait"], False),
+    ],
+)
+def test_only_a_command_that_trains_says_a_run_is_saved(argv: list[str], saves_a_run: bool) -> None:
+    for code in (INTERRUPTED_EXIT_CODE, CANCELLED_EXIT_CODE):
+        said = interrupt_message(code, argv)
+        assert ("a run in progress is saved" in said) == saves_a_run, (argv, said)
+    assert interrupt_message(CANCELLED_EXIT_CODE, ["dashboard"]) == "cancelled (SIGTERM)"
+
+
+def test_sigterm_to_the_dashboard_says_only_that_it_was_cancelled(tmp_path: Path) -> None:
+    process = _start(["dashboard", "--runs-dir", str(tmp_path), "--port", "0"])
+    assert process.stdout is not None
+    _wait_for(process.stdout, "Dashboard at", timeout=60)
+    process.send_signal(signal.SIGTERM)
+    err = process.communicate(timeout=60)[1]
+    assert process.returncode == CANCELLED_EXIT_CODE, err
+    assert "Traceback" not in err and err.strip().splitlines()[-1] == "cancelled (SIGTERM)", err

@@ -63,3 +63,11 @@ def test_t_quantiles() -> None:
     assert t_quantile(1000) == Z_95
     with pytest.raises(ValueError):
         t_quantile(0)
+
+
+def test_a_t_interval_is_clipped_to_the_declared_range() -> None:
+    wide = score_interval([0.2, 0.9])  # n=2: t with 1 degree of freedom is very wide
+    assert wide.low is not None and wide.low < 0 and wide.high is not None and wide.high > 1
+    clipped = score_interval([0.2, 0.9], bounds=(0.0, 1.0))
+    assert (clipped.low, clipped.high, clipped.mean) == (0.0, 1.0, wide.mean)
+    assert score_interval([0.5], bounds=(0.0, 1.0)).low is None  # nothing to clip

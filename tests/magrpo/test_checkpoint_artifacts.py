@@ -102,3 +102,16 @@ def test_resume_at_max_steps_adds_no_second_eval_row(tiny_models, tmp_path: Path
     resumed.evaluate()  # what `magrpo train --resume latest` does after training
     assert [r["step"] for r in read_jsonl(run / "eval.jsonl")] == [2]
     assert [m["step"] for m in RunDir(run).metrics()] == [1, 2]
+
+
+def test_loading_to_evaluate_leaves_the_optimizers_alone_without_a_word(
+    tiny_models, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`magrpo eval` loads the trained agents only to score them: nothing resumes, so no
+    INFO line says so (nor that an optimizer restarts)."""
+    _trainer(tiny_models, tmp_path / "run", max_steps=1).train()
+    scored = _trainer(tiny_models, tmp_path / "run", max_steps=1)
+    with caplog.at_level(logging.INFO, logger="langmarl.magrpo"):
+        scored.load_checkpoint("latest", for_evaluation=True)
+    assert scored.step == 1 and not caplog.records, caplog.text
+    assert not scored.agents[0].optimizer.state_dict()["state"]

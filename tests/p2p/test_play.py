@@ -106,7 +106,8 @@ def test_a_dir_without_a_model_names_the_dirs_that_have_one(tmp_path: Path) -> N
     (tmp_path / "iter_2" / POLICY_FILE).write_bytes(b"{}")
     with pytest.raises(ConfigError, match=r"holds no policy\.safetensors.*iter_2"):
         find_policy_run(tmp_path)
-    result = CliRunner().invoke(build_app(), ["p2p", "play", str(tmp_path / "missing")])
+    (tmp_path / "iter_1").mkdir()  # a session's iteration whose training never finished
+    result = CliRunner().invoke(build_app(), ["p2p", "play", str(tmp_path / "iter_1")])
     assert isinstance(result.exception, ConfigError) and "holds no policy.safetensors" in str(
         result.exception
     )

@@ -3,6 +3,7 @@ mapped), metrics.jsonl per iteration, listed and shown by `langmarl runs`."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -32,7 +33,9 @@ def test_a_session_is_a_run(tmp_path: Path, score: str, outcome: str, status: st
     assert (summary.kind, summary.status, summary.layout) == ("p2p", status, "current")
     shown = CliRunner().invoke(build_app(), ["runs", "show", str(session.path)])
     assert shown.exit_code == 0, shown.output
-    assert f"outcome: {outcome}" in shown.output and "iteration 1: intent score" in shown.output
+    assert re.search(rf"^outcome:\s+{outcome}", shown.output, re.MULTILINE), shown.output
+    iteration_1 = re.search(r"^\s*1\s+\d\.\d{3}\s", shown.output, re.MULTILINE)
+    assert iteration_1, shown.output
 
 
 def test_a_failed_and_an_interrupted_session(tmp_path: Path) -> None:

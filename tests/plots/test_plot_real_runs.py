@@ -52,7 +52,7 @@ def test_language_space_parl_run_of_the_monte_carlo_trainer(tmp_path: Path) -> N
     plot = run_series(run)
     assert plot.kind == "language" and plot.label == "language space (completed)"
     reward = plot.series("Reward per iteration")["mean reward"]
-    assert reward.x == [0, 1] and reward.y == [m["avg_reward"] for m in metrics]
+    assert reward.x == [1, 2] and reward.y == [m["avg_reward"] for m in metrics]
     accepted = plot.series("Prompt updates")["accepted"].y
     assert accepted == [m["accepted_updates"] for m in metrics]
     steps = plot.series("Critical vs serial steps")

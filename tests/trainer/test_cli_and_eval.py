@@ -57,4 +57,4 @@ def test_train_eval_runs(tmp_path: Path) -> None:
 def test_eval_of_a_missing_run_is_a_clear_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(build_app(), ["eval", str(tmp_path / "nope")])
     assert result.exit_code != 0
-    assert "No run 'nope'" in str(result.exception)
+    assert "nope' does not exist" in str(result.exception)

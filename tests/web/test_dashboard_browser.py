@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -210,4 +211,110 @@ def test_the_weight_and_reward_space_pages_render(
         expect(page.locator("figure.chart-main path.series")).to_have_count(1)
         page.goto(f"{url}/#/run/grpo")
         expect(page.locator("section.card h2", has_text="PARL curves")).to_be_visible()
+    assert not errors, errors
+
+
+def test_the_api_docs_render_with_the_network_blocked(
+    browser_page: tuple[Page, list[str]], tmp_path: Path
+) -> None:
+    """``/docs`` loads Swagger UI from the server itself: with every request to another host
+    refused, the page still renders the API's title and its routes."""
+    from langmarl.testing.asgi import live_server
+    from langmarl.web import create_app
+
+    page, errors = browser_page
+    refused: list[str] = []
+
+    def only_this_server(route: Any) -> None:
+        if route.request.url.startswith(url):
+            route.continue_()
+        else:
+            refused.append(route.request.url)
+            route.abort()
+
+    with live_server(create_app(tmp_path)) as url:
+        page.route("**/*", only_this_server)
+        page.goto(f"{url}/docs")
+        expect(page.locator(".swagger-ui .info .title")).to_contain_text("langmarl dashboard API")
+        expect(page.locator(".opblock-summary-path", has_text="/api/kinds")).to_have_count(1)
+    assert not errors, errors
+    assert not refused, f"the docs page asked another host: {refused}"
+
+
+def _running(built: Path, served: Path) -> None:
+    """``built``'s ``run.json`` into ``served`` as ``running``, owned by this process."""
+    from langmarl.core.files import atomic_write_text
+    from langmarl.core.processes import process_start
+
+    info = json.loads((built / "run.json").read_text())
+    pid = os.getpid()
+    info.update(status="running", error=None, pid=pid, pid_started=process_start(pid))
+    atomic_write_text(served / "run.json", json.dumps(info))
+
+
+def _stage_run(built: Path, served: Path, started: bool) -> None:
+    """A run that has written nothing yet: its ``run.json`` saying it runs, or, not
+    ``started``, only the run file a MAGRPO command writes before its models load (the run
+    is listed, status ``unknown``)."""
+    served.mkdir(parents=True)
+    if started:
+        _running(built, served)
+    else:
+        (served / "run_config.json").write_text('{"algorithm": "magrpo"}')
+
+
+def _write_files(built: Path, served: Path) -> None:
+    """Every file of the run but its final ``run.json``, which says it still runs."""
+    import shutil
+
+    for path in sorted(built.rglob("*")):
+        target = served / path.relative_to(built)
+        if path.is_dir():
+            target.mkdir(parents=True, exist_ok=True)
+        elif path.name != "run.json":
+            shutil.copy2(path, target)
+    _running(built, served)
+
+
+def test_a_run_page_opened_before_the_first_metric_fills_in_live(
+    browser_page: tuple[Page, list[str]], tmp_path: Path
+) -> None:
+    """For a language, a MAGRPO and a Prompt2Policy run, a page opened before the run's first
+    metric (the MAGRPO one before its ``run.json``) fills in every section while the run
+    still runs, without a reload: header, curves, the kind's own sections, config and
+    events; then it shows the final status."""
+    import shutil
+
+    from web_fixtures import language_run, magrpo_run, session_run
+
+    from langmarl.testing.asgi import live_server
+    from langmarl.web import create_app
+
+    built = tmp_path / "built"
+    language_run(built), magrpo_run(built / "mag"), session_run(built / "session")
+    own = {
+        "lang": ("#policy-evolution .agent-policy", "#trajectories .episode"),
+        "mag": ("#heldout table.heldout", "section.card:has(h2:text('Checkpoints')) table"),
+        "session": ("#iterations .timeline-item", "#iterations pre.code"),
+    }
+    served = tmp_path / "runs"
+    page, errors = browser_page
+    with live_server(create_app(served, poll_interval=0.1)) as url:
+        for name, selectors in own.items():
+            _stage_run(built / name, served / name, started=name != "mag")
+            page.goto(f"{url}/#/run/{name}")
+            expect(page.locator(".charts")).to_contain_text("no metrics yet")
+            expect(page.locator(".run-header")).to_contain_text("0 metric lines")
+            _write_files(built / name, served / name)
+            expect(page.locator("#live")).to_be_visible()
+            expect(page.locator(".run-header .status")).to_have_text("running")
+            expect(page.locator("figure.chart-main path.series")).to_have_count(1)
+            for selector in selectors:
+                expect(page.locator(selector).first).to_be_visible()
+            expect(page.locator("ol.events li").first).to_be_visible()
+            expect(page.locator("pre.config")).not_to_have_text("{}")
+            expect(page.locator(".run-header")).not_to_contain_text("0 metric lines")
+            shutil.copy2(built / name / "run.json", served / name / "run.json")
+            expect(page.locator(".run-header .status")).to_have_text("completed")
+            expect(page.locator("#live")).to_be_hidden()
     assert not errors, errors

@@ -28,7 +28,8 @@ def test_the_list_has_every_kind_with_status_steps_score_and_sparkline(client: T
     }  # fmt: skip
     assert all(r["status"] == "completed" for r in runs.values())
     mag = runs["weights~mag"]
-    assert (mag["steps"], mag["last_step"], mag["score"]) == (4, 4, 1.0)
+    assert (mag["steps"], mag["last_step"], mag["score"]) == (4, 4, 0.9)  # held-out, not 1.0
+    assert mag["score_label"] == "held-out" and runs["grpo"]["score_label"] == "last reward"
     assert mag["sparkline"] == [0.25, 0.5, 0.75, 1.0]
     assert runs["lang"]["steps"] == 2 and len(runs["lang"]["sparkline"]) == 2
     assert runs["session"]["sparkline"] == [0.9]
@@ -43,7 +44,8 @@ def test_filters_sort_and_pages(client: TestClient) -> None:
     assert _ids(client.get("/api/runs?sort=-run_id")) == by_id[::-1]
     page = client.get("/api/runs?sort=run_id&limit=2&offset=1").json()
     assert page["total"] == 5 and [r["run_id"] for r in page["runs"]] == by_id[1:3]
-    assert _ids(client.get("/api/runs?sort=-score"))[0] == "weights~mag"
+    scores = [r["score"] for r in client.get("/api/runs?sort=-score").json()["runs"]]
+    assert scores == sorted(scores, key=lambda v: (v is not None, v or 0.0), reverse=True)
 
 
 def test_bad_queries_are_400_naming_the_field(client: TestClient) -> None:
@@ -111,6 +113,7 @@ def test_the_cached_list_follows_changes_to_a_run(own_runs: Path) -> None:
     assert _steps(client, "mag") == 4
     RunDir(own_runs / "mag").log_metrics(5, reward_mean=2.0)
     assert _steps(client, "mag") == 5
+    (own_runs / "mag" / "heldout.json").unlink()  # no held-out score: the last reward
     assert client.get("/api/runs?sort=-score").json()["runs"][0]["score"] == 2.0
     trainer = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     run = RunDir(own_runs / "crashed")

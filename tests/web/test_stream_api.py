@@ -48,6 +48,36 @@ def test_new_lines_stream_live_until_the_run_ends(tmp_path: Path) -> None:
     assert metrics == ['{"step": 2, "reward_mean": 0.2}', '{"step": 3, "reward_mean": 0.3}']
     events = [data for event, data in messages if event == "event"]
     assert len(events) == 1 and '"run_end"' in events[0]
+    statuses = [data for event, data in messages if event == "status"]
+    assert statuses == ['{"status": "running"}', '{"status": "completed"}']
+    assert messages[-1] == ("end", '{"status": "completed"}')
+
+
+def test_a_run_that_starts_after_the_stream_opened_is_followed(tmp_path: Path) -> None:
+    """A MAGRPO run writes its run file before ``run.json`` (its models still loading): the
+    stream stays open through ``unknown``, says ``running`` once it starts, then streams."""
+    folder = tmp_path / "runs" / "early"
+    folder.mkdir(parents=True)
+    (folder / "run_config.json").write_text('{"algorithm": "magrpo"}')  # listed, not started
+    run = RunDir(folder)
+
+    def train() -> None:
+        time.sleep(0.3)
+        run.start("magrpo")
+        run.log_metrics(1, reward_mean=0.1)
+        time.sleep(0.2)
+        run.finish("completed")
+
+    app = create_app(tmp_path / "runs", poll_interval=0.05)
+    with live_server(app) as url:
+        writer = threading.Thread(target=train)
+        with httpx.stream("GET", f"{url}/api/runs/early/stream", timeout=30) as response:
+            writer.start()
+            messages = _messages(list(response.iter_lines()))
+        writer.join()
+    statuses = [data for event, data in messages if event == "status"]
+    assert statuses[0] == '{"status": "unknown"}' and '{"status": "running"}' in statuses
+    assert ("metrics", '{"step": 1, "reward_mean": 0.1}') in messages
     assert messages[-1] == ("end", '{"status": "completed"}')
 
 

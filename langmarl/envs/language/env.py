@@ -64,6 +64,7 @@ class LanguageEnv(BaseEnvironment):
     """
 
     name = "language"
+    reward_range = (0.0, 1.0)  # qa (F1/exact), math, coding and writing rewards
 
     def __init__(
         self,

@@ -24,6 +24,7 @@ from langmarl.core.http_guard import RequestGuard, allowed_hosts
 from langmarl.llm.local.backend import LocalBackend
 from langmarl.llm.presets import preset_config
 from langmarl.llm.server import parsing, responses
+from langmarl.llm.server.api_docs import mount_api_docs
 from langmarl.llm.server.config import ServeConfig, bind_socket, check_bind
 from langmarl.llm.server.errors import (
     INVALID_REQUEST,
@@ -65,9 +66,11 @@ def create_app(config: ServeConfig | None = None, backend: LocalBackend | None =
                 )
 
     app = FastAPI(
-        title="langmarl local model server", version="1", dependencies=[Depends(authenticate)]
-    )
+        title="langmarl local model server", version="1", dependencies=[Depends(authenticate)],
+        docs_url=None, redoc_url=None,  # /docs from packaged assets (api_docs), not a CDN
+    )  # fmt: skip
     _add_error_handlers(app)
+    mount_api_docs(app)
 
     @app.get("/v1/models")
     async def models() -> dict[str, Any]:

@@ -142,3 +142,25 @@ def update_decisions(
     if iteration is not None:
         decisions = [d for d in decisions if d.get("iteration") == iteration]
     return {"run_id": run_id, "decisions": decisions}
+
+
+COMPARE_SUFFIX = "_compare.json"
+COMPARED = ("iteration", "num_episodes", "avg_reward", "interval", "failed_episodes")
+
+
+@router.get("/runs/{run_id}/heldout")
+def heldout(run_id: str, board: DashboardDep) -> dict[str, Any]:
+    """The held-out comparisons ``langmarl eval`` wrote (``evals/<split>_compare.json``):
+    per split the initial and final checkpoints' mean reward with its 95% interval (clipped
+    to the env's reward range), and the difference."""
+    store, _, run = _language_run(board, run_id)
+    found = []
+    for path in store.list_files(run, "evals", f"*{COMPARE_SUFFIX}"):
+        result = store.read_json(run, f"evals/{path.name}") or {}
+        parts = {
+            k: {f: (result.get(k) or {}).get(f) for f in COMPARED} for k in ("initial", "final")
+        }
+        split = result.get("split", path.name.removesuffix(COMPARE_SUFFIX))
+        notes = {"difference": result.get("difference"), "note": result.get("note")}
+        found.append({"split": split, **parts, **notes})
+    return {"run_id": run_id, "heldout": found}

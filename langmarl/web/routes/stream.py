@@ -3,10 +3,12 @@
 Every ``poll_interval`` seconds the stream looks at the sizes of ``metrics.jsonl`` and
 ``logs/events.jsonl`` and sends the complete lines added since (``event: metrics`` /
 ``event: event``, the line as ``data``); a file that shrank (a resumed run rewinds its
-metrics) is read again from the start after an ``event: reset``. It ends with ``event: end``
-(the final status) once the run is no longer running, or when the client goes. Between
-looks it sleeps, so an idle stream costs nothing; a comment line every
-``KEEPALIVE_SECONDS`` keeps proxies from closing it.
+metrics) is read again from the start after an ``event: reset``. ``event: status`` says the
+run's status first and whenever it changes, so a page opened before the run started (no
+``run.json`` yet: ``unknown``) sees it start. It ends with ``event: end`` (the final status)
+once the run is neither running nor about to start, or when the client goes. Between looks
+it sleeps, so an idle stream costs nothing; a comment line every ``KEEPALIVE_SECONDS`` keeps
+proxies from closing it.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ router = APIRouter(tags=["live"])
 
 KEEPALIVE_SECONDS = 15.0
 STREAMS = {"metrics": METRICS_FILE, "event": EVENTS_FILE}
+LIVE_STATUSES = ("running", "unknown")
+"""Statuses the stream stays open for: ``unknown`` is a run whose ``run.json`` is not
+written yet (its trainer still loading)."""
 
 
 class FileTail:
@@ -76,8 +81,12 @@ async def follow(
     """The SSE messages of ``run`` until it ends or the client goes."""
     tails = {name: FileTail(run / relpath, from_start) for name, relpath in STREAMS.items()}
     quiet_since = time.monotonic()
+    said = None
     while True:
         status = _status(run)  # before reading, so lines written before the end are sent
+        if status != said:
+            yield _message("status", json.dumps({"status": status}))
+            said = status
         for name, tail in tails.items():
             reset, lines = tail.read()
             if reset:
@@ -85,7 +94,7 @@ async def follow(
             for line in lines:
                 yield _message(name, board.redact(line))
                 quiet_since = time.monotonic()
-        if status != "running":
+        if status not in LIVE_STATUSES:
             yield _message("end", json.dumps({"status": status}))
             return
         if time.monotonic() - quiet_since > KEEPALIVE_SECONDS:
@@ -103,8 +112,8 @@ async def stream(
     board: DashboardDep,
     replay: bool = Query(False, description="Send the lines already written first."),
 ) -> StreamingResponse:
-    """Server-sent events: ``metrics`` and ``event`` lines as the run writes them, ``end``
-    with its status when it stops."""
+    """Server-sent events: ``status`` first and on every change, ``metrics`` and ``event``
+    lines as the run writes them, ``end`` with its status when it stops."""
     entry = board.run(run_id)
     return StreamingResponse(
         follow(board, entry.path, request, replay),

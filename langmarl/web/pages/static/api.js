@@ -64,10 +64,11 @@ export async function fileUrl(path) {
 
 // Follow a run's server-sent events; onEvent(name, data) per event. Returns a stop function.
 // fetch (not EventSource) so that the Authorization header goes with it.
-export function follow(runId, onEvent) {
+// replay: the lines already written come first (the caller drops those it has).
+export function follow(runId, onEvent, { replay = false } = {}) {
   const controller = new AbortController();
   (async () => {
-    const response = await fetch(`/api/runs/${encodeURIComponent(runId)}/stream`, {
+    const response = await fetch(`/api/runs/${encodeURIComponent(runId)}/stream${replay ? "?replay=true" : ""}`, {
       headers: headers(), signal: controller.signal,
     });
     if (!response.ok || !response.body) return;

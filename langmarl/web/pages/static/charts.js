@@ -16,16 +16,19 @@ function ticks(lo, hi, count = 5) {
   const raw = (hi - lo) / count;
   const magnitude = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 5, 10].map((m) => m * magnitude).find((s) => raw <= s) || raw;
-  const out = [];
-  for (let t = Math.ceil(lo / step) * step; t <= hi + step / 1e6; t += step) out.push(Number(t.toPrecision(12)));
+  const out = [];  // whole multiples of the step, so 0 is exactly 0 (never -1.4e-17)
+  for (let i = Math.ceil(lo / step); i * step <= hi + step / 1e6; i += 1) out.push(Number((i * step).toPrecision(12)));
   return out;
 }
 
 const format = (v) => (Math.abs(v) >= 1000 || (v !== 0 && Math.abs(v) < 0.01) ? v.toExponential(1) : String(Number(v.toFixed(3))));
 
-// series: [{name, xs, ys}] (ys may hold null: a gap). Returns an <svg>.
+// series: [{name, xs, ys}] (ys may hold null: a gap). Returns an <svg>; with several series
+// their legend goes under the plot (a row each), never over the lines.
 export function lineChart(series, { title = "", xLabel = "step", width = 560, height = 240 } = {}) {
-  const pad = { left: 56, right: 12, top: title ? 26 : 10, bottom: 40 };
+  const legendRows = series.length > 1 ? series.length : 0;
+  height += legendRows * 14;
+  const pad = { left: 56, right: 12, top: title ? 26 : 10, bottom: 40 + legendRows * 14 };
   const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, width, height, class: "chart", role: "img", "aria-label": title });
   if (title) svg.append(el("text", { x: pad.left, y: 16, class: "chart-title" }, title));
   const points = series.flatMap((s) => s.xs.map((x, i) => [x, s.ys[i]])).filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y));
@@ -48,7 +51,7 @@ export function lineChart(series, { title = "", xLabel = "step", width = 560, he
   for (const t of ticks(x0, x1, 6).filter((v) => !integral || Number.isInteger(v))) {
     svg.append(el("text", { x: sx(t), y: pad.top + h + 16, "text-anchor": "middle", class: "tick" }, format(t)));
   }
-  svg.append(el("text", { x: pad.left + w / 2, y: height - 6, "text-anchor": "middle", class: "axis-label" }, xLabel));
+  svg.append(el("text", { x: pad.left + w / 2, y: pad.top + h + 32, "text-anchor": "middle", class: "axis-label" }, xLabel));
   series.forEach((s, index) => {
     const color = s.color || COLORS[index % COLORS.length];
     let d = "", pen = "M";
@@ -64,11 +67,13 @@ export function lineChart(series, { title = "", xLabel = "step", width = 560, he
     const last = s.xs.map((x, i) => [x, s.ys[i]]).filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y)).pop();
     if (last) svg.append(el("circle", { cx: sx(last[0]), cy: sy(last[1]), r: 3, fill: color }));
   });
-  if (series.length > 1) {
+  if (legendRows) {
+    const longest = Math.floor((w - 16) / 6.5);
     series.forEach((s, index) => {
-      const y = pad.top + 4 + index * 14;
-      svg.append(el("rect", { x: pad.left + w - 150, y: y - 8, width: 10, height: 3, fill: s.color || COLORS[index % COLORS.length] }));
-      svg.append(el("text", { x: pad.left + w - 136, y, class: "legend" }, s.name.length > 24 ? `${s.name.slice(0, 23)}…` : s.name));
+      const y = pad.top + h + 50 + index * 14;
+      svg.append(el("rect", { x: pad.left, y: y - 8, width: 10, height: 3, fill: s.color || COLORS[index % COLORS.length] }));
+      const name = s.name.length > longest ? `${s.name.slice(0, longest - 1)}…` : s.name;
+      svg.append(el("text", { x: pad.left + 14, y, class: "legend" }, name));
     });
   }
   return svg;

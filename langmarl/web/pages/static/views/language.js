@@ -77,8 +77,23 @@ async function trajectoryBrowser(runId) {
   return h("div", {}, h("div", { class: "toolbar" }, "Iteration ", iteration), gradients, list);
 }
 
+// `langmarl eval`'s comparisons: initial vs final checkpoint per split, with 95% intervals.
+async function heldout(runId) {
+  const data = await api.get(runPath(runId, "/heldout"));
+  if (!data.heldout.length) return h("p", { class: "muted" }, "none yet: `langmarl eval <run dir>` writes one");
+  const cell = (part) => {
+    const i = part.interval || {};
+    const bounds = i.low == null ? "n/a" : `[${fmt.number(i.low)}, ${fmt.number(i.high)}]`;
+    return h("td", {}, `${fmt.number(part.avg_reward)} ${bounds} n=${part.num_episodes ?? "?"} (checkpoint ${part.iteration ?? "?"})`);
+  };
+  return table(["split", "initial", "final", "difference"],
+    data.heldout.map((r) => h("tr", { dataset: { split: r.split } }, h("td", {}, r.split),
+      cell(r.initial), cell(r.final), h("td", { class: "num" }, fmt.number(r.difference)))), { class: "heldout" });
+}
+
 export function languageSections(runId) {
   return [
+    section("Held-out evaluation", heldout(runId), { id: "heldout" }),
     section("Policy evolution", policyEvolution(runId), { id: "policy-evolution" }),
     section("Update decisions", decisions(runId)),
     section("Trajectories", trajectoryBrowser(runId), { id: "trajectories" }),

@@ -1,5 +1,8 @@
-// One run: header (status, alias, star, tags), reward curve and the space's own series (live
-// while the run goes), tokens and cost per role, then the space's own sections.
+// One run: header (status, alias, star, tags), reward curve and the space's own series, tokens
+// and cost per role, the space's own sections, config and events. Live from the first second:
+// the page follows the run's stream whatever its status when it opened (a run not started yet
+// reads "unknown" until it starts); metrics lines extend the charts as they land, and any
+// status change, event or new line refreshes the rest (at most every REFRESH_MS).
 
 import { api, follow, runPath } from "../api.js";
 import { lineChart } from "../charts.js";
@@ -9,6 +12,7 @@ import { rewardSections } from "./reward.js";
 import { weightSections } from "./weight.js";
 
 const MAX_CHARTS = 12;
+const REFRESH_MS = 2000;
 const SKIP = new Set(["step", "iteration", "time", "seconds", "step_seconds"]);
 
 // Numeric series of a metrics answer, biggest-first by how many points they have.
@@ -32,11 +36,6 @@ function usageTable(metrics) {
     roles.map((role) => h("tr", {}, h("td", {}, role), h("td", { class: "num" }, totals[role].calls),
       h("td", { class: "num" }, totals[role].input_tokens), h("td", { class: "num" }, totals[role].output_tokens),
       h("td", { class: "num" }, fmt.number(totals[role].cost_usd, 4)))), { class: "usage" });
-}
-
-// Tokens per agent for weight-space runs (agent-N/completion_tokens series).
-function tokenSeries(metrics) {
-  return metrics.keys.filter((k) => k.endsWith("/completion_tokens"));
 }
 
 // scoreKey: the series the server scores this kind of run by (the list's "score").
@@ -67,9 +66,10 @@ function header(detail, reload) {
     reload();
   };
   const record = detail.record || {};
+  const lines = `${run.steps} metric line${run.steps === 1 ? "" : "s"}`;
   return h("div", { class: "run-header" },
     h("h1", {}, run.alias || run.run_id, " ", fmt.status(run.status)),
-    h("p", { class: "muted" }, `${run.kind} · ${run.steps} metric lines · updated ${fmt.time(run.updated_at)}`,
+    h("p", { class: "muted", dataset: { lines: run.steps } }, `${run.kind} · ${run.progress || lines} · ${lines} · updated ${fmt.time(run.updated_at)}`,
       record.code ? ` · langmarl ${record.code.langmarl || "?"}${record.code.git ? ` @ ${record.code.git.slice(0, 8)}` : ""}` : ""),
     run.error ? h("p", { class: "error" }, run.error) : null,
     h("div", { class: "toolbar" }, alias, tags, h("button", { onclick: save }, "Save"),
@@ -78,52 +78,86 @@ function header(detail, reload) {
       } }, run.starred ? "★ starred" : "☆ star")));
 }
 
+// An event's fields as "key=value" pairs, numbers to 4 significant digits.
+function eventText(e) {
+  const value = (v) => (typeof v === "number" && !Number.isInteger(v) ? String(Number(v.toPrecision(4)))
+    : typeof v === "object" && v !== null ? JSON.stringify(v, (k, x) => (typeof x === "number" && !Number.isInteger(x) ? Number(x.toPrecision(4)) : x))
+      : String(v));
+  const fields = Object.entries(e).filter(([k]) => !["time", "event", "seq"].includes(k));
+  return `${fmt.time(e.time)} ${e.event}${fields.length ? " · " : ""}${fields.map(([k, v]) => `${k}=${value(v)}`).join(" ")}`;
+}
+
+function eventsList(runId) {
+  return api.get(runPath(runId, "/events?limit=200")).then((data) => (data.events.length
+    ? h("ol", { class: "events" }, data.events.slice(-50).map((e) => h("li", {}, eventText(e))))
+    : null));
+}
+
+const VIEWS = { language: languageSections, reward: rewardSections, weight: weightSections };
+
 export async function renderRun(view, runId) {
-  let stop = () => {};
   const live = document.getElementById("live");
-  async function load() {
-    const [detail, metrics] = await Promise.all([api.get(runPath(runId)), api.get(runPath(runId, "/metrics"))]);
-    const chartSlot = h("div", {}, charts(detail.run.score_key, metrics));
+  const slots = { header: h("div"), charts: h("div"), usage: h("div"), sections: h("div"), config: h("div"), events: h("div") };
+  let metrics = { steps: [], keys: [], series: {} };
+  let scoreKey = null;
+  let timer = null;
+  let stopped = false;
+
+  function drawCharts() {
+    slots.charts.replaceChildren(h("section", { class: "card" }, h("h2", {}, "Curves"), charts(scoreKey, metrics)));
     const usage = usageTable(metrics);
-    const tokens = tokenSeries(metrics);
-    const views = { language: languageSections, reward: rewardSections, weight: weightSections };
-    const sections = views[detail.run.view]?.(runId, detail.run.sections || []) ?? [];
-    view.replaceChildren(...[
-      header(detail, load),
-      h("section", { class: "card" }, h("h2", {}, "Curves"), chartSlot),
-      usage ? h("section", { class: "card" }, h("h2", {}, "Tokens and cost per role"), usage) : null,
-      tokens.length ? h("section", { class: "card" }, h("h2", {}, "Tokens per agent"),
-        lineChart(tokens.map((k) => ({ name: k, xs: metrics.steps, ys: metrics.series[k] })), { title: "completion tokens", width: 760 })) : null,
-      ...sections,
-      section("Config", Promise.resolve(h("pre", { class: "config" }, JSON.stringify(detail.config, null, 2)))),
-      section("Events", api.get(runPath(runId, "/events?limit=200")).then((data) => data.events.length
-        ? h("ol", { class: "events" }, data.events.slice(-50).map((e) => h("li", {}, `${fmt.time(e.time)} ${e.event} ${JSON.stringify(Object.fromEntries(Object.entries(e).filter(([k]) => !["time", "event", "seq"].includes(k))))}`)))
-        : null)),
-    ].filter(Boolean));
-    stop();
-    if (detail.run.status === "running") {
-      live.hidden = false;
-      stop = follow(runId, (name, data) => {
-        if (name === "metrics" || name === "reset") {
-          if (name === "reset") { metrics.steps = []; for (const k of metrics.keys) metrics.series[k] = []; return; }
-          const line = JSON.parse(data);
-          for (const key of Object.keys(line)) if (key !== "step" && !metrics.keys.includes(key)) { metrics.keys.push(key); metrics.series[key] = metrics.steps.map(() => null); }
-          metrics.steps.push(line.step);
-          for (const key of metrics.keys) metrics.series[key].push(line[key] ?? null);
-          chartSlot.replaceChildren(charts(detail.run.score_key, metrics));
-        } else if (name === "end") {
-          live.hidden = true;
-          load();
-        }
-      });
-    } else {
-      live.hidden = true;
+    slots.usage.replaceChildren(...(usage ? [h("section", { class: "card" }, h("h2", {}, "Tokens and cost per role"), usage)] : []));
+  }
+
+  async function refresh() {  // everything but the charts, which the stream extends
+    timer = null;
+    const detail = await api.get(runPath(runId));
+    if (stopped) return;
+    scoreKey = detail.run.score_key;
+    slots.header.replaceChildren(header(detail, refresh));
+    slots.sections.replaceChildren(...(VIEWS[detail.run.view]?.(runId, detail.run.sections || []) ?? []));
+    slots.config.replaceChildren(section("Config", Promise.resolve(h("pre", { class: "config" }, JSON.stringify(detail.config, null, 2)))));
+    slots.events.replaceChildren(section("Events", eventsList(runId)));
+  }
+  const soon = () => { timer ??= setTimeout(() => refresh().catch(() => {}), REFRESH_MS); };
+
+  function addLine(line) {
+    if (metrics.steps.length && line.step <= metrics.steps[metrics.steps.length - 1]) return;  // replayed
+    for (const key of Object.keys(line)) {
+      if (key !== "step" && !metrics.keys.includes(key)) { metrics.keys.push(key); metrics.series[key] = metrics.steps.map(() => null); }
     }
+    metrics.steps.push(line.step);
+    for (const key of metrics.keys) metrics.series[key].push(line[key] ?? null);
   }
+
   try {
-    await load();
+    [metrics] = await Promise.all([api.get(runPath(runId, "/metrics")), refresh()]);
   } catch (error) {
-    view.replaceChildren(errorBox(error));
+    const missing = error.status === 404;
+    view.replaceChildren(missing
+      ? h("div", { class: "error-box", role: "alert" }, `No run ${runId} here. `, h("a", { href: "#/" }, "Back to the runs"))
+      : errorBox(error));
+    return () => {};
   }
-  return () => { stop(); live.hidden = true; };
+  drawCharts();
+  view.replaceChildren(slots.header, slots.charts, slots.usage, slots.sections, slots.config, slots.events);
+  const stopStream = follow(runId, (name, data) => {
+    if (name === "status") {
+      live.hidden = JSON.parse(data).status !== "running";
+      soon();
+    } else if (name === "metrics") {
+      addLine(JSON.parse(data));
+      drawCharts();
+      soon();
+    } else if (name === "reset") {
+      if (JSON.parse(data).stream === "metrics") metrics = { steps: [], keys: [], series: {} };
+    } else if (name === "event") {
+      soon();
+    } else if (name === "end") {
+      live.hidden = true;
+      clearTimeout(timer);
+      refresh().catch(() => {});
+    }
+  }, { replay: true });
+  return () => { stopped = true; stopStream(); clearTimeout(timer); live.hidden = true; };
 }

@@ -44,7 +44,9 @@ export function renderRuns(view) {
         run.alias ? h("div", { class: "muted small" }, run.run_id) : null,
         (run.tags || []).map((t) => h("span", { class: "tag" }, t))),
       h("td", {}, run.kind), h("td", {}, fmt.status(run.status)),
-      h("td", { class: "num" }, run.steps), h("td", { class: "num" }, fmt.number(run.score)),
+      h("td", { class: "num" }, run.steps),
+      h("td", { class: "num", dataset: { scoreLabel: run.score_label || "" } }, fmt.number(run.score),
+        run.score != null && run.score_label ? h("div", { class: "muted small" }, run.score_label) : null),
       h("td", {}, sparkline(run.sparkline || [])), h("td", { class: "small" }, fmt.time(run.updated_at)),
       h("td", {}, remove));
   }
