@@ -108,6 +108,9 @@ class WeightSpaceTrainer:
     """The run kind in ``run.json`` and the trainer named in checkpoints."""
     resume_hint = RESUME_HINT
     """How to continue a run that failed, shown in ``run.json``."""
+    reward_range: tuple[float, float] | None = None
+    """The range of one turn's reward, when the task declares it (held-out intervals are
+    clipped to the return's range, :func:`~langmarl.magrpo.heldout.return_bounds`)."""
     held_out_evaluation: bool = True
     """Whether the trainer has a held-out evaluation (:meth:`evaluate`). ``False``: the loop
     never evaluates, :meth:`evaluate` returns ``None`` and no ``eval.jsonl`` is written."""

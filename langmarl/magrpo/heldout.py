@@ -118,6 +118,16 @@ def heldout_scores(
         }
         for root, value in zip(roots[:SHOWN_SAMPLES], returns, strict=False)
     ]
-    return HeldoutScore(
-        label=label, interval=score_interval(returns), returns=returns, samples=samples
-    )
+    interval = score_interval(returns, bounds=return_bounds(trainer))
+    return HeldoutScore(label=label, interval=interval, returns=returns, samples=samples)
+
+
+def return_bounds(trainer: WeightSpaceTrainer) -> tuple[float, float] | None:
+    """The range of a return over ``num_turns`` turns discounted by ``discount``, from the
+    task's per-turn reward range (None if the task declares none)."""
+    if trainer.reward_range is None:
+        return None
+    args = trainer.args
+    scale = sum(args.discount**turn for turn in range(args.num_turns))
+    low, high = trainer.reward_range
+    return low * scale, high * scale

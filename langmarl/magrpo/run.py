@@ -225,7 +225,7 @@ def build_magrpo_trainer(config: RunConfig) -> Any:
             }
         external = make_external(config.external.mode, **options)
     trainer_cls = {"magrpo": MAGRPOTrainer, "iac": IACTrainer, "maac": MAACTrainer}
-    return trainer_cls[config.algorithm](
+    trainer = trainer_cls[config.algorithm](
         config.models,
         task.reward_func,
         args,
@@ -234,6 +234,8 @@ def build_magrpo_trainer(config: RunConfig) -> Any:
         eval_dataset=task.eval_dataset,
         external_transition=external,
     )
+    trainer.reward_range = task.reward_range
+    return trainer
 
 
 def validate_run_config(data: dict[str, Any], source: str = "the config") -> None:

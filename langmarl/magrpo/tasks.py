@@ -50,6 +50,9 @@ class Task:
     formatters: list[Formatter]
     reward_func: JointRewardFunction
     feedback_options: dict[str, Any] = field(default_factory=dict)
+    reward_range: tuple[float, float] | None = None
+    """The range of one turn's reward, if the task declares it: held-out intervals are
+    clipped to the return's range."""
 
 
 # -- coding ----------------------------------------------------------------------------------
@@ -124,7 +127,7 @@ def coding_task(
     ]
     tests = {item["prompt"]: item["tests"] for item in items}
     return _pair_task("coding", items, (num_train, num_eval), formatters, joint_coding_reward,
-                      feedback_options={"tests": tests})  # fmt: skip
+                      feedback_options={"tests": tests}, reward_range=(0.0, 4.0))  # fmt: skip
 
 
 # -- writing ---------------------------------------------------------------------------------
@@ -165,7 +168,10 @@ def writing_task(
         lambda ex: prompts.WRITING_SUMMARY.format(prompt=ex["prompt"]),
         lambda ex: prompts.WRITING_EXPANSION.format(prompt=ex["prompt"]),
     ]
-    return _pair_task("writing", items, (num_train, num_eval), formatters, joint_writing_reward)
+    return _pair_task(
+        "writing", items, (num_train, num_eval), formatters, joint_writing_reward,
+        reward_range=(0.0, 1.0),
+    )  # fmt: skip
 
 
 # -- poster ----------------------------------------------------------------------------------
@@ -180,7 +186,8 @@ def poster_task(
 
     topics = load_topics(dataset_path, "dataset_path")
     return _pair_task("poster", poster.poster_items(topics), (num_train, num_eval),
-                      poster.poster_formatters(), poster.poster_reward)  # fmt: skip
+                      poster.poster_formatters(), poster.poster_reward,
+                      reward_range=(0.0, 1.0))  # fmt: skip
 
 
 def read_jsonl_rows(path: Path) -> list[dict[str, Any]]:
