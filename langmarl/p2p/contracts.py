@@ -84,6 +84,8 @@ class JudgmentResult(BaseModel):
     judges: list[JudgeScore] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
     """Guardrail findings (a dominating term, a plateau)."""
+    synthesis: str = "mean"
+    """How the judges' scores became one (:mod:`langmarl.p2p.synthesis`)."""
 
 
 class ReviseResult(BaseModel):

@@ -5,8 +5,9 @@
 * **VLM judge**: frames of the median episode's video, when a multimodal model is configured;
 * **summary judge**: the LLM reads the episode's measurements (info means, term means).
 
-The synthesis averages the scores the judges produced; a judge that fails gives no score (and
-says why) rather than a made-up one.
+The judges of an iteration run concurrently (at most ``workers`` at once); a judge that fails
+gives no score (and says why) rather than a made-up one. Their verdicts become one judgment
+in :mod:`langmarl.p2p.synthesis`.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import numpy as np
 
 from langmarl.core.errors import LLMError, ParseError
 from langmarl.p2p import prompts
-from langmarl.p2p.contracts import JudgeScore, JudgmentResult
+from langmarl.p2p.contracts import JudgeScore
 from langmarl.p2p.env_specs import MujocoEnvSpec
 from langmarl.p2p.parsing import extract_code, parse_score
 from langmarl.p2p.validation import code_problems
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 HARNESS = Path(__file__).with_name("_judge_harness.py")
-FAILURE_THRESHOLD = 0.3
 
 
 def load_trajectory(npz_path: Path, max_steps: int = 1000) -> dict[str, Any]:
@@ -179,24 +179,6 @@ def vlm_judge(vlm: LLMClient, intent: str, criteria: str, video: Path) -> JudgeS
     return JudgeScore(judge="vlm", score=score, reason=reason)
 
 
-def synthesize(scores: list[JudgeScore], warnings: list[str], threshold: float) -> JudgmentResult:
-    """Average the judges that produced a score; no score at all is a failed judgment."""
-    valid = [s.score for s in scores if s.score is not None]
-    score = float(np.mean(valid)) if valid else 0.0
-    tags = [] if valid else ["no_judge_score"]
-    if valid and score < FAILURE_THRESHOLD:
-        tags.append("behaviour_not_shown")
-    if any("carries" in w for w in warnings):
-        tags.append("reward_hacking")
-    if any(w.startswith("plateau") for w in warnings):
-        tags.append("plateau")
-    diagnosis = " ".join(f"[{s.judge}] {s.reason}" for s in scores if s.reason)
-    return JudgmentResult(
-        intent_score=score, passed=bool(valid) and score >= threshold, diagnosis=diagnosis,
-        failure_tags=tags, judges=scores, warnings=warnings,
-    )  # fmt: skip
-
-
 def judge_run(
     llm: LLMClient,
     intent: str,
@@ -208,12 +190,16 @@ def judge_run(
     use_summary: bool,
     vlm: LLMClient | None = None,
     video: Path | None = None,
+    workers: int = 3,
 ) -> list[JudgeScore]:
-    """Run every configured judge on one episode; a judge's LLM error becomes its reason."""
+    """Run every configured judge on one episode, at most ``workers`` at once; a judge's LLM
+    error becomes its reason. The scores come in a fixed order: code, summary, vlm."""
+    from concurrent.futures import ThreadPoolExecutor
+
     scores = []
-    if judge_code is not None:
-        scores.append(run_code_judge(judge_code, trajectory))
     calls: list[tuple[str, Any]] = []
+    if judge_code is not None:
+        calls.append(("code", lambda: run_code_judge(judge_code, trajectory)))
     if use_summary:
         calls.append(
             (
@@ -226,9 +212,14 @@ def judge_run(
             calls.append(("vlm", lambda: vlm_judge(vlm, intent, criteria, video)))
         else:
             scores.append(JudgeScore(judge="vlm", reason=f"{vlm.config.name!r} is not multimodal"))
-    for name, call in calls:
+
+    def verdict(name: str, call: Any) -> JudgeScore:
         try:
-            scores.append(call())
+            return call()
         except LLMError as exc:
-            scores.append(JudgeScore(judge=name, reason=f"LLM call failed: {exc.cause[:200]}"))
-    return scores
+            return JudgeScore(judge=name, reason=f"LLM call failed: {exc.cause[:200]}")
+
+    with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="judge") as pool:
+        found = list(pool.map(lambda named: verdict(*named), calls))
+    order = {"code": 0, "summary": 1, "vlm": 2}
+    return sorted([*found, *scores], key=lambda s: order.get(s.judge, 3))

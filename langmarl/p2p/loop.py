@@ -52,6 +52,7 @@ from langmarl.p2p.executor import run_record, train_runs
 from langmarl.p2p.guardrails import check_guardrails, plateau
 from langmarl.p2p.loop_config import LoopConfig
 from langmarl.p2p.records import IterationInputs, IterationRecord, SessionRecord
+from langmarl.p2p.synthesis import synthesize
 from langmarl.p2p.train_config import TrainConfig
 from langmarl.p2p.validation import ValidationResult, validate_reward_code
 
@@ -167,12 +168,15 @@ class Session:
         scores = judge.judge_run(
             self.llm, self.intent, self.result.criteria, self.spec, trajectory,
             judge_code=self.judge_code, use_summary=self.config.summary_judge, vlm=self.vlm,
-            video=video,
+            video=video, workers=self.config.judge_workers,
         )  # fmt: skip
         problem = self.result.judge_code_problem
         if problem:  # recorded, so the judgment says which judges ran
             scores.append(JudgeScore(judge="code", reason=problem[:300]))
-        judgment = judge.synthesize(scores, warnings, self.config.pass_threshold)
+        judgment = synthesize(
+            scores, warnings, self.config.pass_threshold, self.config.synthesis,
+            llm=self.llm, intent=self.intent, criteria=self.result.criteria,
+        )  # fmt: skip
         past = [s.intent_score for s in self.result.iterations if s.intent_score is not None]
         stalled = plateau([*past, judgment.intent_score], window=3, rel_tol=0.05)
         if stalled:

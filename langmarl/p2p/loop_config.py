@@ -41,6 +41,12 @@ class LoopConfig(BaseModel):
     """Write a judge_fn once per session and run it (sandboxed) on every iteration."""
     summary_judge: bool = True
     """Let the LLM score the episode's measurements."""
+    synthesis: Literal["mean", "veto", "llm"] = "mean"
+    """How the judges' scores become the iteration's: their mean; the lowest (any judge
+    below ``pass_threshold`` vetoes); or the LLM reconciles the verdicts
+    (:mod:`langmarl.p2p.synthesis`)."""
+    judge_workers: int = Field(default=3, ge=1, le=16)
+    """Judges of an iteration run at once at most (code, summary and video judges)."""
     hp_tuning: bool = True
     """Let the reviser change whitelisted hyperparameters (clamped, see HP_BOUNDS)."""
     total_timesteps: int = Field(default=100_000, ge=1)

@@ -11,9 +11,9 @@ from langmarl.p2p.judge import (
     load_trajectory,
     measurements_text,
     run_code_judge,
-    synthesize,
     trajectory_summary,
 )
+from langmarl.p2p.synthesis import synthesize
 from langmarl.testing import ScriptedLLM
 from langmarl.testing.scripted import scripted_config
 
