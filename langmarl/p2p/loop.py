@@ -124,6 +124,10 @@ class Session:
                 logger.info("%s; judging without the code judge", problem)
             else:
                 self.record.redact.write_text(self.record.path / "judge_fn.py", self.judge_code)
+        self.record.run.event(
+            "prepared", criteria=self.result.criteria, code_judge=self.judge_code is not None,
+            judge_problem=self.result.judge_code_problem,
+        )  # fmt: skip
         self.prepared = True
 
     def first_reward(self) -> IterationInputs | None:
@@ -173,9 +177,19 @@ class Session:
         problem = self.result.judge_code_problem
         if problem:  # recorded, so the judgment says which judges ran
             scores.append(JudgeScore(judge="code", reason=problem[:300]))
+        self.record.run.event(
+            "trained", iteration=it.iteration_id, runs=sorted(aggregation.runs),
+            mean_return=aggregation.mean_return, errors=aggregation.errors,
+            term_means=summary.term_means, warnings=warnings,
+        )  # fmt: skip
         judgment = synthesize(
             scores, warnings, self.config.pass_threshold, self.config.synthesis,
             llm=self.llm, intent=self.intent, criteria=self.result.criteria,
+        )  # fmt: skip
+        self.record.run.event(
+            "judged", iteration=it.iteration_id, intent_score=judgment.intent_score,
+            passed=judgment.passed, synthesis=judgment.synthesis,
+            judges=[s.model_dump() for s in judgment.judges], tags=judgment.failure_tags,
         )  # fmt: skip
         past = [s.intent_score for s in self.result.iterations if s.intent_score is not None]
         stalled = plateau([*past, judgment.intent_score], window=3, rel_tol=0.05)
@@ -205,6 +219,10 @@ class Session:
         )  # fmt: skip
         config = reviser.apply_hp_changes(inputs.config, revision.hp_changes)
         self.last_errors = [revision.notes] if revision.notes else []
+        self.record.run.event(
+            "revised", code=revision.reward_code is not None, hp_changes=revision.hp_changes,
+            rejected=revision.rejected, notes=revision.notes,
+        )  # fmt: skip
         if revision.reward_code:
             fixed = author.validate_and_fix(
                 self.llm, revision.reward_code, self.spec,
@@ -280,6 +298,10 @@ class Session:
             validation_errors=list(self.last_errors),
         )
         self.result.iterations.append(step)
+        self.record.run.event(
+            "iteration_opened", iteration=it.iteration_id, origin=inputs.spec.origin,
+            validation_errors=step.validation_errors, config=inputs.config.model_dump(),
+        )  # fmt: skip
         self.commit()
 
     def commit(self) -> None:

@@ -154,6 +154,20 @@ def run_events(
     return {"run_id": run_id, "events": board.scrub(page), "next": following}
 
 
+@router.get("/runs/{run_id}/events/{seq}")
+def run_event(run_id: str, seq: int, board: DashboardDep) -> dict[str, Any]:
+    """One event of ``logs/events.jsonl`` in full, by its ``seq`` (its line number from 0,
+    as ``/events`` numbers them): a loop step with everything it recorded."""
+    entry = board.run(run_id)
+    events = RunDir(entry.path).events()
+    if not 0 <= seq < len(events):
+        raise ApiError(
+            404, f"run {run_id!r} has no event {seq}",
+            f"choose seq from 0 to {len(events) - 1}" if events else "it has no events yet",
+        )  # fmt: skip
+    return {"run_id": run_id, "event": board.scrub({"seq": seq, **events[seq]})}
+
+
 @router.patch("/runs/{run_id}/metadata")
 def patch_metadata(run_id: str, patch: MetadataPatch, board: DashboardDep) -> RunMetadata:
     """Set the run's alias, star or tags (only the fields sent change)."""
