@@ -33,14 +33,24 @@ from langmarl.llm.server.api_docs import mount_api_docs
 from langmarl.web.defaults import DEFAULT_HOST, DEFAULT_PORT, MAX_BODY_BYTES
 from langmarl.web.errors import install_handlers
 from langmarl.web.pages import mount_pages
-from langmarl.web.routes import files, jobs, language, reward, runs, stream, trash, weights
+from langmarl.web.routes import (
+    files,
+    jobs,
+    language,
+    resources,
+    reward,
+    runs,
+    stream,
+    trash,
+    weights,
+)
 from langmarl.web.security import check_bind, token_guard
 from langmarl.web.state import Dashboard
 
 if TYPE_CHECKING:
     from langmarl.jobs.backend import Backend
 
-ROUTE_MODULES = (runs, language, weights, reward, files, trash, stream, jobs)
+ROUTE_MODULES = (runs, language, weights, reward, files, trash, stream, jobs, resources)
 
 
 def create_app(

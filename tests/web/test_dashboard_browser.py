@@ -138,6 +138,7 @@ def test_the_dashboard_in_a_real_browser(
 
     # start a tiny job from the jobs page, see it run, stop it: its run ends cancelled
     page.goto(f"{url}/#/jobs")
+    expect(page.locator("#resources")).to_contain_text(re.compile(r"load [\d.]+ / .* cores"))
     job_config = tiny_language_config(exp_name="job", num_iterations=40)
     page.fill("textarea[name=config]", json.dumps(job_config, indent=1))
     page.fill("textarea[name=overrides]", "trajectories_per_iteration=1")

@@ -52,7 +52,19 @@ function form(onSubmitted) {
     h("button", { type: "submit" }, "Submit"), message);
 }
 
+// The machine under the jobs: load per core, free memory and disk, GPUs (GET /api/resources/status).
+async function resourceLine(slot) {
+  const r = await api.get("/api/resources/status");
+  const gib = (bytes) => (bytes == null ? "?" : `${(bytes / 2 ** 30).toFixed(1)} GiB`);
+  const gpus = r.gpus.map((g) => `${g.name} ${g.utilization_pct}% · ${g.memory_used_mib}/${g.memory_total_mib} MiB`);
+  slot.replaceChildren(h("p", { class: "muted", id: "resources" },
+    `load ${r.load_average.map((v) => v.toFixed(2)).join(" / ")} on ${r.cpus_usable} of ${r.cpus} cores · `
+    + `memory ${gib(r.memory.available)} free of ${gib(r.memory.total)} · disk ${gib(r.disk.free)} free · `
+    + (gpus.length ? `GPUs: ${gpus.join("; ")}` : "no GPU")));
+}
+
 export function renderJobs(view) {
+  const resources = h("div", {});
   const list = h("div", {});
   const logs = h("div", {});
   async function showLogs(job) {
@@ -79,8 +91,9 @@ export function renderJobs(view) {
       list.replaceChildren(errorBox(error));
     }
   }
-  view.replaceChildren(h("h1", {}, "Jobs"), form(load), h("section", { class: "card" }, h("h2", {}, "Jobs"), list), logs);
-  load();
-  const timer = setInterval(load, REFRESH_MS);
+  view.replaceChildren(h("h1", {}, "Jobs"), resources, form(load), h("section", { class: "card" }, h("h2", {}, "Jobs"), list), logs);
+  const refresh = () => { load(); resourceLine(resources).catch((error) => resources.replaceChildren(errorBox(error))); };
+  refresh();
+  const timer = setInterval(refresh, REFRESH_MS);
   return () => clearInterval(timer);
 }
