@@ -147,3 +147,12 @@ def fallback_reward(spec: MujocoEnvSpec) -> str:
         f"    terms = {{{values}}}\n"
         "    return float(sum(terms.values())), terms\n"
     )
+
+
+def reward_templates() -> list[dict[str, str]]:
+    """The fallback reward template of every env (:func:`fallback_reward`): what a session
+    trains when no authored reward validates, and a starting point for writing one."""
+    from langmarl.p2p.env_specs import ENV_SPECS
+
+    return [{"env_id": env_id, "name": "env_terms", "code": fallback_reward(spec)}
+            for env_id, spec in ENV_SPECS.items()]  # fmt: skip

@@ -141,3 +141,13 @@ def get_env_spec(env_id: str) -> MujocoEnvSpec:
             f"choose one of {sorted(ENV_SPECS)}"
         )
     return ENV_SPECS[env_id]
+
+
+def env_catalog() -> list[dict[str, object]]:
+    """Every env a reward can be written for and what the reward can read in it: the sizes
+    of ``obs`` and ``action``, the keys of ``info``, the description the author sees."""
+    return [
+        {"env_id": s.env_id, "obs_dim": s.obs_dim, "act_dim": s.act_dim,
+         "info_keys": list(s.info_keys), "description": s.description}
+        for s in ENV_SPECS.values()
+    ]  # fmt: skip

@@ -24,7 +24,7 @@ kinds are registered below, in the same way.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -103,6 +103,10 @@ class RunKindSpec:
     reader: EntryPoint | None = None
     """Entry point ``(run_dir: Path) -> object`` reading the kind's own files for its
     dashboard view (reward space: the session record)."""
+    catalogs: dict[str, EntryPoint] = field(default_factory=dict)
+    """Listings the kind's space offers beside its runs, by name, each an entry point
+    ``() -> list[dict]`` (reward space: ``envs``, ``reward-templates``), served at
+    ``GET /api/<name>``."""
     sections: tuple[str, ...] = ()
     """Extra dashboard sections beyond the view's own (``parl_curves``)."""
     aliases: tuple[str, ...] = ()
@@ -112,10 +116,11 @@ class RunKindSpec:
         """The facts the dashboard's pages use (``GET /api/kinds``): every field but the
         entry points."""
         facts = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ENTRIES}
+        facts["catalogs"] = sorted(self.catalogs)
         return facts | {"jobs": bool(self.command), "evaluates": self.evaluate is not None}
 
 
-ENTRIES = ("validate_config", "evaluate", "plot", "heldout", "details", "reader")
+ENTRIES = ("validate_config", "evaluate", "plot", "heldout", "details", "reader", "catalogs")
 """The fields of a :class:`RunKindSpec` that are entry points (code, not facts)."""
 
 
@@ -247,6 +252,8 @@ for _spec in (
         no_eval="its iterations' policies: `langmarl p2p play {run}/iter_N`",
         plot="langmarl.plots.reward:SESSION_KIND", details="langmarl.p2p.records:session_details",
         reader="langmarl.p2p.records:SessionRecord", aliases=("p2p_session",),
+        catalogs={"envs": "langmarl.p2p.env_specs:env_catalog",
+                  "reward-templates": "langmarl.p2p.author:reward_templates"},
     ),
 ):  # fmt: skip
     register(_spec)
