@@ -31,6 +31,7 @@ from typing import Any, Literal
 from langmarl.core.entry_points import EntryPoint, load_entry_point
 from langmarl.core.errors import ConfigError
 
+DEFAULT_RESUME_HINT = "run the same command with --resume latest to continue it"
 View = Literal["language", "weight", "reward", "metrics"]
 """Which dashboard view shows a kind: language (policies, trajectories), weight
 (checkpoints, held-out samples), reward (iterations, judgments, videos), metrics (its curves
@@ -75,7 +76,7 @@ class RunKindSpec:
     """A ``run.json`` field counting finished units (None: the last metrics line's step)."""
     target_field: str | None = None
     """A ``run.json`` field with the number of units planned, if the kind records one."""
-    resume_hint: str = "run the same command with --resume latest to continue it"
+    resume_hint: str = DEFAULT_RESUME_HINT
     """What the error of a killed run says to do (``{path}``: the run directory)."""
     command: tuple[str, ...] = ()
     """The ``langmarl`` sub-command that trains it; empty: it cannot be started as a job."""
@@ -195,8 +196,7 @@ def load(entry: EntryPoint) -> Any:
 def resume_hint(kind: str | None, path: Path) -> str:
     """How to continue a killed run of ``kind`` in ``path``."""
     spec = find(kind)
-    hint = spec.resume_hint if spec else RunKindSpec("", "").resume_hint
-    return hint.format(path=path)
+    return (spec.resume_hint if spec else DEFAULT_RESUME_HINT).format(path=path)
 
 
 # -- the built-in kinds ---------------------------------------------------------------------

@@ -189,23 +189,14 @@ class LocalStore:
         return RunLock(self.run_dir(run_id))
 
     # -- run metadata -----------------------------------------------------------------------
-    def remove_partial_writes(self, run_id: str) -> int:
-        """Delete temp files a killed writer left behind (``.<name>.*.tmp``); the files they
-        were replacing are intact. Returns how many were removed."""
-        folder = self.run_dir(run_id)
-        leftovers = list(folder.rglob(".*.tmp")) if folder.is_dir() else []
-        for path in leftovers:
-            path.unlink(missing_ok=True)
-        return len(leftovers)
-
     def run(self, run_id: str) -> RunDir:
         """Run ``run_id`` under the run contract, writing through this store's redactor."""
         return RunDir(self.run_dir(run_id), redact=self.redact)
 
     def start_run(self, run_id: str, kind: str = "language", **fields: Any) -> dict[str, Any]:
         """Create or resume run ``run_id`` as a run of ``kind``: status ``running``, this
-        process as owner (:meth:`RunDir.start`, the one writer of a new attempt)."""
-        self.remove_partial_writes(run_id)
+        process as owner (:meth:`RunDir.start`, the one writer of a new attempt, which also
+        removes the temp files a killed writer left)."""
         self.read_json(run_id, RUN_FILE)  # a corrupt one is refused with how to recover
         return self.run(run_id).start(kind, **fields)
 
