@@ -12,18 +12,46 @@ update, KL, checkpoints and logging; they differ only in their critics:
 ``critic_type="v"`` scores a state (the prompt); ``"q"`` a state and action (prompt and
 completion). The TD(0) advantage of joint action j at a node is
 ``r_j + γ·C(child_j) − C_j``, with ``C(child)`` the critic value of the next turn (0 at the end).
+
+When they learn (``update_every``):
+
+- ``"episode"`` (default): the whole episode is rolled out first; one forward pass of each
+  critic scores every node, so each turn's target bootstraps from the same critic that scores
+  its baseline; then one critic step and one actor step per agent.
+- ``"turn"`` (online, needs a v-critic): after each turn's joint action, reward and the next
+  turn's prompts (the external transition's answer), that turn alone is one update::
+
+      for t in turns:
+          sample turn t from the current actors; score it; build the turn-t+1 prompts
+          V_t = critic(turn-t prompts)            # with gradients
+          V'  = critic(turn-t+1 prompts)          # the same, pre-update critic, no gradients
+          target = r_t + γ·V'   (r_t where the episode ended: the last turn, no bootstrap)
+          step critic on (V_t − target)²; step each actor with advantage target − V_t
+
+  Decided edge cases: ``V'`` comes from the critic *before* this turn's step and is a
+  constant (semi-gradient TD(0)); at turn t+1 the baseline is recomputed by the updated
+  critic, so it need not equal the ``V'`` turn t bootstrapped from. Advantages are normalized
+  over the turn's batch only, and a batch of one row per agent (one example per step) is used
+  as it is (normalizing one number would zero it). With a value head on the actor the value
+  loss also moves the actor's backbone at every turn. A q-critic is refused
+  (:class:`ActorCriticConfig`): its target would need the next turn's action, sampled only
+  after the update. With one turn both modes do the same update. Metrics: the critic and
+  actor losses are means over the step's turns, ``agent-i/skipped_nonfinite`` a count, and
+  ``updates`` the number of updates the step made (1 per episode, or the turns played).
+  Checkpoints are the same in both modes (the critics' optimizers ride in ``extra.pt``).
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from langmarl.magrpo.advantages import normalize_batch
 from langmarl.magrpo.base import WeightSpaceTrainer, tree_metrics
 from langmarl.magrpo.config import ActorCriticConfig
 from langmarl.magrpo.policy import Agent
+from langmarl.magrpo.rollout import TurnLevel
 from langmarl.magrpo.tree import TreeNode, iter_nodes
 from langmarl.magrpo.update import PolicyBatch, accumulate_policy_gradients, apply_gradients
 
@@ -95,9 +123,11 @@ def critic_inputs(node: TreeNode, agents: Sequence[int], critic_type: str) -> li
     return texts
 
 
-def td_advantages(
-    nodes: Sequence[TreeNode], values: list[list[float]], discount: float
-) -> tuple[list[list[float]], list[list[float]]]:
+Targets = tuple[list[list[float]], list[list[float]]]
+"""TD targets and advantages, ``[node][joint action]`` each."""
+
+
+def td_advantages(nodes: Sequence[TreeNode], values: list[list[float]], discount: float) -> Targets:
     """TD(0) targets and advantages per node and joint action.
 
     Args:
@@ -109,19 +139,57 @@ def td_advantages(
         ``(targets, advantages)`` shaped like ``values``.
     """
     index = {id(node): n for n, node in enumerate(nodes)}
-    targets, advantages = [], []
-    for n, node in enumerate(nodes):
-        node_targets = []
-        for j, reward in enumerate(node.rewards):
+    following = []
+    for node in nodes:
+        node_following = []
+        for j in range(len(node.rewards)):
             child = node.children[j] if node.children else None
-            following = 0.0
+            value = 0.0
             if child is not None:
                 child_values = values[index[id(child)]]
-                following = sum(child_values) / len(child_values)
-            node_targets.append(reward + discount * following)
+                value = sum(child_values) / len(child_values)
+            node_following.append(value)
+        following.append(node_following)
+    return bootstrapped_targets(nodes, values, following, discount)
+
+
+def bootstrapped_targets(
+    nodes: Sequence[TreeNode],
+    values: list[list[float]],
+    following: list[list[float]],
+    discount: float,
+) -> Targets:
+    """TD(0) targets ``r + γ·following`` and advantages ``target − value``.
+
+    Args:
+        nodes: The nodes whose joint actions are scored (their ``rewards``).
+        values: ``values[n][j]``: critic value of joint action j at ``nodes[n]``.
+        following: ``following[n][j]``: value of the state joint action j led to (0 where the
+            episode ended).
+        discount: γ.
+
+    Returns:
+        ``(targets, advantages)`` shaped like ``values``.
+    """
+    targets, advantages = [], []
+    for node, node_values, node_following in zip(nodes, values, following, strict=True):
+        node_targets = [
+            reward + discount * value
+            for reward, value in zip(node.rewards, node_following, strict=True)
+        ]
         targets.append(node_targets)
-        advantages.append([t - v for t, v in zip(node_targets, values[n], strict=True)])
+        advantages.append([t - v for t, v in zip(node_targets, node_values, strict=True)])
     return targets, advantages
+
+
+def state_input(node: TreeNode, agents: Sequence[int]) -> str:
+    """V-critic text of the state at ``node`` (the listed agents' prompts), known before any
+    of its completions (what :func:`critic_inputs` gives each joint action for ``"v"``)."""
+    return "\n\n".join(node.prompts[i] for i in agents)
+
+
+TDFunction = Callable[[Critic, list[int], list[list[float]]], Targets]
+"""``td(critic, readers, values) -> (targets, advantages)`` for one update's nodes."""
 
 
 class IACTrainer(WeightSpaceTrainer):
@@ -155,13 +223,69 @@ class IACTrainer(WeightSpaceTrainer):
         return [(critic, [i]) for i, critic in enumerate(self.critics)]
 
     def training_step(self, examples: list[dict[str, Any]]) -> dict[str, float]:
-        """Roll out one trajectory per example, update critics and actors."""
+        """Roll out one trajectory per example; update critics and actors once after the
+        episode or after every turn (``update_every``, see the module docstring)."""
+        steps = {"episode": self._episode_step, "turn": self._turn_step}
+        return steps[self.args.update_every](examples)
+
+    def _episode_step(self, examples: list[dict[str, Any]]) -> dict[str, float]:
+        """The whole episode, then one update whose targets bootstrap inside the batch."""
+        roots, levels = self.grow(examples, self.args.num_generations)
+        metrics = tree_metrics(roots, levels)
+        nodes = [node for root in roots for node in iter_nodes(root)]
+
+        def td(critic: Critic, readers: list[int], values: list[list[float]]) -> Targets:
+            return td_advantages(nodes, values, self.args.discount)
+
+        metrics.update(self._update(levels, nodes, td))
+        metrics["updates"] = 1.0
+        return metrics
+
+    def _turn_step(self, examples: list[dict[str, Any]]) -> dict[str, float]:
+        """One update per turn, each before the next turn is sampled."""
+        per_turn: list[dict[str, float]] = []
+
+        def update_turn(level: TurnLevel) -> None:
+            per_turn.append(self._update([level], level.nodes, self._online_td(level)))
+
+        roots, levels = self.grow(examples, self.args.num_generations, on_level=update_turn)
+        metrics = tree_metrics(roots, levels)
+        metrics.update(combine_turn_metrics(per_turn))
+        metrics["updates"] = float(len(per_turn))
+        return metrics
+
+    def _online_td(self, level: TurnLevel) -> TDFunction:
+        """Targets of one turn, bootstrapped from the pre-update critic's value of the next
+        turn's prompts (0 where the episode ended)."""
+        import torch
+
+        max_length = self.args.max_prompt_tokens + self.args.max_new_tokens
+
+        def td(critic: Critic, readers: list[int], values: list[list[float]]) -> Targets:
+            children = [c for node in level.nodes for c in node.children if c is not None]
+            following: dict[int, float] = {}
+            if children:
+                with torch.no_grad():
+                    texts = [state_input(child, readers) for child in children]
+                    next_values = critic.values(texts, max_length)
+                following = {id(c): float(v) for c, v in zip(children, next_values, strict=True)}
+            bootstrap = [
+                [following[id(c)] if c is not None else 0.0 for c in node.children]
+                for node in level.nodes
+            ]
+            return bootstrapped_targets(level.nodes, values, bootstrap, self.args.discount)
+
+        return td
+
+    def _update(
+        self, levels: Sequence[TurnLevel], nodes: Sequence[TreeNode], td: TDFunction
+    ) -> dict[str, float]:
+        """One step of every critic and actor on the joint actions at ``nodes`` (the nodes of
+        ``levels``): value loss towards ``td``'s targets, policy gradient with its advantages."""
         import torch
 
         args = self.args
-        roots, levels = self.grow(examples, args.num_generations)
-        metrics = tree_metrics(roots, levels)
-        nodes = [node for root in roots for node in iter_nodes(root)]
+        metrics: dict[str, float] = {}
         position = {id(node): n for n, node in enumerate(nodes)}
         max_length = args.max_prompt_tokens + args.max_new_tokens
         agent_advantages: dict[int, list[list[float]]] = {}
@@ -169,7 +293,7 @@ class IACTrainer(WeightSpaceTrainer):
             texts = [t for node in nodes for t in critic_inputs(node, readers, args.critic_type)]
             flat = critic.values(texts, max_length)
             shaped = _reshape([float(v) for v in flat.detach()], nodes)
-            targets, advantages = td_advantages(nodes, shaped, args.discount)
+            targets, advantages = td(critic, readers, shaped)
             target = torch.tensor([t for row in targets for t in row], device=flat.device)
             error = flat - target
             if args.value_clip is not None:
@@ -204,8 +328,10 @@ class IACTrainer(WeightSpaceTrainer):
 
         rows = []
         for level in levels:
-            values = [
-                advantages[position[id(node)]][g] for node in level.nodes for g in node.rows[agent]
+            values = [  # the g-th completion of a node took part in its joint action g (align)
+                advantages[position[id(node)]][g]
+                for node in level.nodes
+                for g in range(len(node.rows[agent]))
             ]
             rows.append(values)
         flat = torch.tensor([v for row in rows for v in row], dtype=torch.float32)
@@ -238,6 +364,17 @@ class MAACTrainer(IACTrainer):
 
     def _critic_groups(self) -> list[tuple[Critic, list[int]]]:
         return [(self.critics[0], list(range(len(self.agents))))]
+
+
+def combine_turn_metrics(per_turn: Sequence[dict[str, float]]) -> dict[str, float]:
+    """One step's metrics from its per-turn updates: each loss the mean over the turns,
+    each ``skipped_nonfinite`` the number of turns whose update was skipped."""
+    combined: dict[str, float] = {}
+    for key in dict.fromkeys(k for turn in per_turn for k in turn):
+        values = [turn[key] for turn in per_turn if key in turn]
+        total = sum(values)
+        combined[key] = total if key.endswith("skipped_nonfinite") else total / len(values)
+    return combined
 
 
 def _reshape(flat: list[float], nodes: Sequence[TreeNode]) -> list[list[float]]:

@@ -201,6 +201,12 @@ class ActorCriticConfig(TrainerConfig):
     """Normalize the TD advantages over the batch of each agent."""
     value_clip: float | None = Field(default=None, gt=0.0)
     """Clip the value loss error to this magnitude (None: off)."""
+    update_every: Literal["episode", "turn"] = "episode"
+    """When critics and actors learn. ``"episode"``: once per step, after the whole episode
+    is rolled out. ``"turn"``: online, after every turn: that turn's TD(0) target (reward plus
+    γ times the critic's value of the next turn's prompts), one critic and actor update, and
+    only then the next turn, sampled from the updated actors. Needs ``critic_type="v"``; the
+    edge cases are decided in :mod:`langmarl.magrpo.actor_critic`."""
 
     @model_validator(mode="after")
     def _check_generations(self) -> ActorCriticConfig:
@@ -209,5 +215,11 @@ class ActorCriticConfig(TrainerConfig):
                 f"num_generations is {self.num_generations} with num_turns={self.num_turns}: "
                 "multi-turn IAC/MAAC follows one trajectory per episode, set num_generations=1 "
                 "(or use MAGRPO for rollout trees)"
+            )
+        if self.update_every == "turn" and self.critic_type == "q":
+            raise ConfigError(
+                "update_every is 'turn' with critic_type='q': a q-critic's TD target needs "
+                "the next turn's action, which is sampled only after this turn's update; set "
+                "critic_type='v' for online updates, or update_every='episode'"
             )
         return self

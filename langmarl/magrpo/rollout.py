@@ -9,7 +9,7 @@ its own branch's history.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -114,8 +114,14 @@ def grow_trees(
     transition: ExternalTransition | None = None,
     termination_threshold: float | None = None,
     greedy: bool = False,
+    on_level: Callable[[TurnLevel], None] | None = None,
 ) -> tuple[list[TreeNode], list[TurnLevel]]:
     """Expand one rollout tree per example, turn by turn.
+
+    Args:
+        on_level: Called with each turn's level once its rewards and its nodes' children
+            (with their next-turn prompts) exist, before the next turn is generated: an
+            online update there changes the weights that sample the next turn.
 
     Returns:
         The roots and, per turn, the level's nodes and generation batches.
@@ -139,6 +145,8 @@ def grow_trees(
         levels.append(TurnLevel(turn, frontier, batches))
         last = turn == config.num_turns - 1
         frontier = _expand(frontier, agents, config, transition, termination_threshold, last)
+        if on_level is not None:
+            on_level(levels[-1])
     return roots, levels
 
 
