@@ -64,7 +64,9 @@ def _for_job(runs_dir: Path | None, job_id: str) -> Backend:
 
 def submit(
     kind: str = typer.Argument(
-        ..., help="language, parl_language, magrpo, parl_grpo or p2p (the command to run)."
+        ...,
+        help="The kind of run, which names the command: language, magrpo, p2p, ... "
+        "(a wrong one lists every kind a job can start).",
     ),
     config: str | None = typer.Argument(None, help="Config file (JSON or YAML)."),
     set_: list[str] = typer.Option(None, "--set", help=SET_OPTION_HELP),

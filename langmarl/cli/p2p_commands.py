@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import typer
 
-from langmarl.cli import p2p_play
+from langmarl.cli import p2p_analyze, p2p_play
 from langmarl.cli.common import (
     CONFIG_ALIAS,
     SET_OPTION_HELP,
@@ -27,6 +27,8 @@ def register(app: typer.Typer) -> None:
     group.command("resume")(resume)
     group.command("bench")(bench)
     group.command("play")(p2p_play.play)
+    group.command("analyze")(p2p_analyze.analyze)
+    group.command("train-run")(train_run)
     app.add_typer(group, name="p2p")
 
 
@@ -68,14 +70,18 @@ def loop_config(
     return validate_model(LoopConfig, apply_overrides(data, overrides), source)
 
 
-def _clients(llm: str, vlm: str | None) -> tuple[Any, Any]:
+def _clients(llm: str | dict[str, Any], vlm: str | dict[str, Any] | None) -> tuple[Any, Any]:
+    """The text and vision clients: each a preset name, an LLM config file or mapping."""
     from langmarl.llm.client import LLMClient
-    from langmarl.llm.presets import get_llm_config
+    from langmarl.llm.config import LLMConfig, coerce_llm
     from langmarl.llm.tracker import UsageLedger
 
+    def config(value: str | dict[str, Any]) -> LLMConfig:
+        return cast(LLMConfig, coerce_llm(value))  # None only for None, never given here
+
     ledger = UsageLedger()
-    text = LLMClient(get_llm_config(llm), role="p2p", ledger=ledger)
-    vision = LLMClient(get_llm_config(vlm), role="p2p_vlm", ledger=ledger) if vlm else None
+    text = LLMClient(config(llm), role="p2p", ledger=ledger)
+    vision = LLMClient(config(vlm), role="p2p_vlm", ledger=ledger) if vlm else None
     return text, vision
 
 
@@ -134,6 +140,21 @@ def resume(
     _report(result, session_dir)
 
 
+def train_run(
+    config_file: Path = typer.Option(
+        ..., "--config", help="A p2p_train job's config (reward_source, train, runs_dir, ...)."
+    ),
+) -> None:
+    """Train one PPO run of a session's iteration, confined (what a session's p2p_train
+    job runs, with backend=local or ray); the run's directory holds its summary."""
+    from langmarl.config.loading import read_mapping
+    from langmarl.core.validation import validate_model
+    from langmarl.p2p.train_job import TrainJobConfig, run_train_job
+
+    config = validate_model(TrainJobConfig, read_mapping(config_file), str(config_file))
+    console.print(f"trained: {run_train_job(config)}", markup=False, highlight=False)
+
+
 def _report(result: Any, session_dir: Path) -> None:
     """Print a session's status and iterations; exit 1 if it failed."""
     colour = {"passed": "green", "max_iterations": "yellow"}.get(result.status, "red")
@@ -155,70 +176,110 @@ def _report(result: Any, session_dir: Path) -> None:
 
 
 def bench(
-    cases_csv: Path = typer.Argument(..., help="CSV: env_id,instruction,category,difficulty."),
+    cases_csv: Path | None = typer.Argument(
+        None, help="CSV: env_id,instruction,category,difficulty (default: the bench config's)."
+    ),
     iterations: int | None = ITERATIONS,
     timesteps: int | None = TIMESTEPS,
-    llm: str = LLM,
+    llm: str | None = typer.Option(
+        None, help="LLM preset or config file for the agents (default: the bench config's, local)."
+    ),
     vlm: str | None = VLM,
     runs_dir: Path | None = RUNS_DIR,
+    run_id: str | None = typer.Option(
+        None,
+        "--run-id",
+        help="The bench's directory name (default: bench_<time>_<hex>); "
+        "an unfinished bench of that name continues.",
+    ),
     overrides: list[str] | None = OVERRIDES,
-    config_file: Path | None = CONFIG,
-    config_option: Path | None = CONFIG_ALIAS,
+    config_file: Path | None = typer.Argument(
+        None,
+        help="Session settings (LoopConfig YAML/JSON) for every case, e.g. "
+        "configs/p2p/smoke.yaml; each case sets env_id.",
+    ),
+    config_option: Path | None = typer.Option(
+        None,
+        "--config",
+        help="A bench config (YAML/JSON: cases, session, llm, limit, "
+        "runs_dir, run_id); a file without cases or session is read as config_file.",
+    ),
     limit: int | None = typer.Option(
         None, "--limit", min=1, help="Run only the first N cases (a quick look at a bench)."
     ),
 ) -> None:
-    """Run a session per CSV row; report success rate and mean score per group.
+    """Run a session per case; report success rate and mean score per group.
 
-    The sessions land in ``<runs_dir>/bench_<time>/`` (each with a new session id: a
-    config's ``run_id`` is not used). ``bench.json`` is rewritten after every case
+    The bench is one run, ``<runs_dir>/<run_id>`` (default ``bench_<time>_<hex>``), holding
+    a session per case and ``bench.json``, rewritten as every case starts and ends
     (``"complete": false`` until the last), so a bench stopped part-way keeps the cases it
-    finished.
+    finished; the same command with ``--run-id`` continues it. ``--set`` and the options
+    change the session settings.
     """
-    import time
+    from langmarl.p2p.bench_run import BenchHooks, run_bench
 
-    from langmarl.core.files import atomic_write_json
-    from langmarl.p2p.bench import CaseOutcome, read_cases, summarize
-    from langmarl.p2p.loop import new_session_id, run_loop
+    options = {"runs_dir": runs_dir and str(runs_dir), "run_id": run_id, "limit": limit,
+               "llm": llm, "vlm": vlm, "cases": cases_csv and str(cases_csv)}  # fmt: skip
+    session = {"max_iterations": iterations, "total_timesteps": timesteps}
+    config = bench_config(config_option, config_file, options, session, parse_overrides(overrides))
+    text, vision = _clients(config.llm, config.vlm)
 
-    path = config_argument(config_file, config_option)
-    cases = read_cases(cases_csv)[:limit]
-    text, vision = _clients(llm, vlm)
-    settings = parse_overrides(overrides)
-    root = Path(loop_config(None, None, None, settings, path, runs_dir).runs_dir)
-    bench_dir = root / f"bench_{time.strftime('%Y%m%d_%H%M%S', time.gmtime())}"
-    outcomes = []
-    for index, case in enumerate(cases, 1):
-        config = loop_config(case.env_id, iterations, timesteps, settings, path)
-        session_id = new_session_id()
-        title = f"case {index}/{len(cases)} ({case.env_id}) · "
-        with session_progress(bench_dir / session_id, config.max_iterations, title):
-            result = run_loop(
-                case.instruction, config, llm=text, vlm=vision, runs_dir=bench_dir,
-                session_id=session_id,
-            )  # fmt: skip
-        outcomes.append(
-            CaseOutcome(
-                case=case,
-                session_id=result.session_id,
-                status=result.status,
-                best_score=result.best_score,
-            )
-        )
-        console.print(f"case {index}: {result.status} score={result.best_score}")
-        summary = summarize(outcomes)
-        atomic_write_json(
-            bench_dir / "bench.json",
-            {
-                "cases": [o.model_dump() for o in outcomes],
-                "summary": summary,
-                "complete": index == len(cases),
-            },
-        )
+    def watch(start: Any) -> Any:
+        title = f"case {start.index}/{start.total} ({start.case.env_id}) · "
+        return session_progress(start.session_dir, start.config.max_iterations, title)
+
+    def done(start: Any, outcome: Any) -> None:
+        console.print(f"case {start.index}: {outcome.status} score={outcome.best_score}")
+
+    result = run_bench(config, llm=text, vlm=vision, hooks=BenchHooks(watch, done))
     table = compact_table("cases", "success rate", "mean score", lead=("group",))
-    for name, row in summary.items():
+    for name, row in result.summary.items():
         table.add_row(
             name, str(row["cases"]), f"{row['success_rate']:.0%}", f"{row['mean_score']:.2f}"
         )
     console.print(table)
-    console.print(f"results: {bench_dir / 'bench.json'}")
+    console.print(f"results: {result.bench_dir / 'bench.json'}")
+
+
+def bench_config(
+    bench_file: Path | None,
+    session_file: Path | None,
+    options: dict[str, Any],
+    session_options: dict[str, Any],
+    overrides: dict[str, Any],
+) -> Any:
+    """The bench's ``BenchConfig``: the bench file (if any), then the options; the session
+    settings from the bench file, then the session file, the session options and ``--set``.
+    A session file's ``env_id`` is replaced by each case's, its ``runs_dir`` places the
+    bench and its ``run_id`` is not used (a new id per session), as before bench configs.
+
+    Raises:
+        ConfigError: for two session files, or an invalid field (named, with the fix).
+    """
+    from langmarl.config.loading import apply_overrides, read_mapping
+    from langmarl.core.errors import ConfigError
+    from langmarl.core.validation import validate_model
+    from langmarl.p2p.bench import BenchConfig, is_bench_mapping
+
+    data: dict[str, Any] = {}
+    if bench_file is not None:
+        found = read_mapping(bench_file)
+        if is_bench_mapping(found):
+            data = found
+        elif session_file not in (None, bench_file):
+            raise ConfigError(f"two session configs given: {str(session_file)!r} and "
+                              f"--config {str(bench_file)!r}; pass one")  # fmt: skip
+        else:
+            session_file = bench_file
+    session = dict(data.get("session") or {})
+    if session_file is not None:
+        session.update(read_mapping(session_file))
+    session.update({k: v for k, v in session_options.items() if v is not None})
+    session = apply_overrides(session, overrides)
+    session.pop("env_id", None), session.pop("run_id", None)
+    if "runs_dir" in session:
+        data.setdefault("runs_dir", session.pop("runs_dir"))
+    if options.get("cases") is not None:
+        data.pop("cases_csv", None)
+    data.update({k: v for k, v in options.items() if v is not None}, session=session)
+    return validate_model(BenchConfig, data, str(bench_file or "command-line options"))

@@ -48,9 +48,10 @@ class JobSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     kind: str
-    """The kind of run, which names the command: language (``train``), parl_language
-    (``parl train``), magrpo, iac, maac (``magrpo train``; the run's kind is the config's
-    algorithm), parl_grpo (``parl grpo``), p2p (``p2p run``)."""
+    """The kind of run, which names the command (:mod:`langmarl.store.kinds`): language
+    (``train``), parl_language (``parl train``), magrpo, iac, maac (``magrpo train``; the
+    run's kind is the config's algorithm), parl_grpo (``parl grpo``), p2p (``p2p run``),
+    p2p_bench (``p2p bench``), p2p_train (``p2p train-run``, one PPO run of a session)."""
     config: str | dict[str, Any] = Field(default_factory=dict)
     """A config file (JSON/YAML) or the config itself as a mapping."""
     overrides: dict[str, Any] = Field(default_factory=dict)

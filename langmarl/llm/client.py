@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, TypedDict, Unpack
+from typing import Any, Literal, TypedDict, Unpack
 
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
@@ -19,6 +20,7 @@ from langmarl.llm.types import (
     ChatRequest,
     ChatResult,
     Message,
+    ToolSpec,
     has_images,
     system_user_messages,
 )
@@ -93,6 +95,12 @@ class LLMClient:
         sync_client = getattr(self.backend, "sync_client", None)
         return sync_client() if callable(sync_client) else self.backend
 
+    @property
+    def supports_tools(self) -> bool:
+        """Whether requests may carry OpenAI ``tools``: the backend says so (the
+        OpenAI-compatible one until its endpoint rejects them; never the embedded model)."""
+        return bool(getattr(self.backend, "supports_tools", False))
+
     def _request(
         self,
         messages: list[Message],
@@ -101,6 +109,7 @@ class LLMClient:
         top_p: float | None,
         seed: int | None,
         stop: list[str] | None,
+        tools: list[ToolSpec] | None = None,
     ) -> ChatRequest:
         if has_images(messages) and not self.config.is_multimodal:
             raise ConfigError(
@@ -116,6 +125,7 @@ class LLMClient:
             seed=c.seed if seed is None else seed,
             stop=stop,
             extra=dict(c.extra_params),
+            tools=tools or None,
         )
 
     async def acomplete(
@@ -134,6 +144,10 @@ class LLMClient:
             LLMError: after the retries, naming endpoint, model and cause.
         """
         request = self._request(messages, max_tokens, temperature, top_p, seed, stop)
+        return await self._send(request)
+
+    async def _send(self, request: ChatRequest) -> ChatResult:
+        """One request under the endpoint's concurrency limit, with retries and accounting."""
         limit = ENDPOINT_LIMITS.get(self.backend.endpoint, self.config.max_concurrency)
         try:
             async with limit:
@@ -222,7 +236,35 @@ class LLMClient:
         )
         return result.text
 
+    async def achat_with_tools(
+        self,
+        messages: list[Message],
+        tools: list[ToolSpec],
+        *,
+        tool_choice: Literal["auto", "none"] | None = None,
+        max_tokens: int | None = None,
+    ) -> ChatResult:
+        """One function-calling turn: ``messages`` with ``tools``; the result's
+        ``tool_calls`` are what the model asked for (answer them with
+        :func:`~langmarl.llm.types.tool_message` after
+        :func:`~langmarl.llm.types.assistant_message`).
+
+        Raises:
+            ConfigError: if this client's backend takes no tools (check :attr:`supports_tools`).
+            ToolsUnsupportedError: if the endpoint rejected the tools (then
+                :attr:`supports_tools` is False; fall back to a plain-text protocol).
+            LLMError: after the retries, for any other failure.
+        """
+        if not self.supports_tools:
+            raise ConfigError(
+                f"Model {self.config.name!r} ({self.backend.endpoint}) takes no tools: check "
+                "supports_tools first and describe the tools in plain text instead."
+            )
+        request = self._request(messages, max_tokens, None, None, None, None, tools)
+        return await self._send(replace(request, tool_choice=tool_choice))
+
     chat_with_usage = blocking(achat_with_usage)
     chat_policy = blocking(achat_policy)
     chat = blocking(achat)
+    chat_with_tools = blocking(achat_with_tools)
     complete = blocking(acomplete)

@@ -10,7 +10,7 @@ import openai
 
 from langmarl.llm.config import LLMConfig
 from langmarl.llm.quirks import request_params
-from langmarl.llm.types import ChatRequest, ChatResult
+from langmarl.llm.types import ChatRequest, ChatResult, ToolCall, ToolsUnsupportedError
 
 
 class MalformedReplyError(Exception):
@@ -22,11 +22,18 @@ class OpenAIBackend:
 
     The SDK's async client keeps a connection pool bound to an event loop, so one client is
     kept per loop; sync callers (``LLMClient.chat``) each run on a fresh loop.
+
+    Tools: every endpoint is assumed to take OpenAI ``tools`` until it answers 400/422 to
+    a request carrying them before any such request succeeded. That answer raises
+    :class:`ToolsUnsupportedError` and sets ``supports_tools`` to False, so callers switch
+    to a plain-text protocol for good; once tools worked, a 400 is an ordinary error.
     """
 
     def __init__(self, config: LLMConfig) -> None:
         self.config = config
         self.endpoint = config.endpoint
+        self.supports_tools = True
+        self._tools_confirmed = False
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, openai.AsyncOpenAI]
         self._clients = weakref.WeakKeyDictionary()
 
@@ -54,7 +61,20 @@ class OpenAIBackend:
 
     async def complete(self, request: ChatRequest) -> ChatResult:
         params = request_params(self.config.model_string, request)
-        response: Any = await self._client().chat.completions.create(**params)
+        if request.tools:
+            params["tools"] = [tool.openai() for tool in request.tools]
+            if request.tool_choice:
+                params["tool_choice"] = request.tool_choice
+        try:
+            response: Any = await self._client().chat.completions.create(**params)
+        except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
+            if not request.tools or self._tools_confirmed:
+                raise
+            self.supports_tools = False
+            raise ToolsUnsupportedError(
+                self.endpoint, self.config.model_string, f"tools rejected: {str(exc)[:200]}"
+            ) from exc
+        self._tools_confirmed = self._tools_confirmed or bool(request.tools)
         return parse_completion(response, self.config.model_string)
 
 
@@ -69,6 +89,13 @@ def parse_completion(response: Any, model: str) -> ChatResult:
         raise MalformedReplyError(f"reply has no choices: {str(response)[:200]!r}")
     message = getattr(choices[0], "message", None)
     text = getattr(message, "content", None)
+    calls = tuple(
+        ToolCall.parse(str(call.id), str(call.function.name), call.function.arguments)
+        for call in getattr(message, "tool_calls", None) or []
+        if getattr(call, "function", None) is not None  # custom (non-function) tools: none sent
+    )
+    if text is None and calls:
+        text = ""
     if text is None:
         refusal = getattr(message, "refusal", None)
         raise MalformedReplyError(
@@ -81,4 +108,5 @@ def parse_completion(response: Any, model: str) -> ChatResult:
         output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
         model=str(getattr(response, "model", None) or model),
         finish_reason=str(getattr(choices[0], "finish_reason", None) or "stop"),
+        tool_calls=calls,
     )

@@ -151,8 +151,11 @@ def fallback_reward(spec: MujocoEnvSpec) -> str:
 
 def reward_templates() -> list[dict[str, str]]:
     """The fallback reward template of every env (:func:`fallback_reward`): what a session
-    trains when no authored reward validates, and a starting point for writing one."""
+    trains when no authored reward validates, and a starting point for writing one; for the
+    IsaacLab tasks a batched starter reward (:func:`~langmarl.p2p.vector.specs.reward_template`)."""
     from langmarl.p2p.env_specs import ENV_SPECS
+    from langmarl.p2p.vector.specs import isaaclab_reward_templates
 
-    return [{"env_id": env_id, "name": "env_terms", "code": fallback_reward(spec)}
-            for env_id, spec in ENV_SPECS.items()]  # fmt: skip
+    mujoco = [{"env_id": env_id, "name": "env_terms", "code": fallback_reward(spec)}
+              for env_id, spec in ENV_SPECS.items()]  # fmt: skip
+    return mujoco + isaaclab_reward_templates()

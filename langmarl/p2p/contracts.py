@@ -6,7 +6,7 @@ Every record is a pydantic model stored as JSON in an iteration or session direc
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -88,6 +88,17 @@ class JudgmentResult(BaseModel):
     """How the judges' scores became one (:mod:`langmarl.p2p.synthesis`)."""
 
 
+class ToolUse(BaseModel):
+    """One look-back tool call of the reviser's model (:mod:`langmarl.p2p.lookback`)."""
+
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    round: int
+    """The conversation round (from 1) it was made in."""
+    ok: bool = True
+    """False when the answer was an error (unknown tool or iteration, bad argument)."""
+
+
 class ReviseResult(BaseModel):
     """What the reviser proposed and what was applied."""
 
@@ -98,6 +109,22 @@ class ReviseResult(BaseModel):
     rejected: dict[str, str] = Field(default_factory=dict)
     """Proposed changes that were dropped, with why."""
     notes: str = ""
+    tool_calls: list[ToolUse] = Field(default_factory=list)
+    """The look-back tools the model called, in order."""
+    tool_protocol: Literal["none", "functions", "text"] = "none"
+    """How the tools were offered: not at all (``reviser_tool_rounds=0``), as OpenAI
+    function calling, or as ``CALL`` lines in plain text."""
+
+
+class ConfigResult(BaseModel):
+    """One of an iteration's configs, over its seeds."""
+
+    index: int
+    """Its place in the iteration's configs (0: the iteration's own config)."""
+    runs: list[str] = Field(default_factory=list)
+    """Run ids of its seeds that finished."""
+    mean_return: float = 0.0
+    """Mean final episodic return over those runs."""
 
 
 class IterationAggregation(BaseModel):
@@ -108,8 +135,13 @@ class IterationAggregation(BaseModel):
     errors: dict[str, str] = Field(default_factory=dict)
     """Run id -> error, for runs that failed."""
     mean_return: float = 0.0
+    """Mean final return over the seeds of the judged config (``best_config``)."""
     best_run: str | None = None
-    """The run whose return is the median (used for judging and videos)."""
+    """The judged run (videos, trajectory): the median-return seed of ``best_config``."""
+    configs: list[ConfigResult] = Field(default_factory=list)
+    """Each config's finished runs and mean return."""
+    best_config: int | None = None
+    """The config whose seeds returned most on average."""
 
 
 class IterationOutcome(BaseModel):

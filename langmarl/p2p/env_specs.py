@@ -144,10 +144,15 @@ def get_env_spec(env_id: str) -> MujocoEnvSpec:
 
 
 def env_catalog() -> list[dict[str, object]]:
-    """Every env a reward can be written for and what the reward can read in it: the sizes
-    of ``obs`` and ``action``, the keys of ``info``, the description the author sees."""
-    return [
-        {"env_id": s.env_id, "obs_dim": s.obs_dim, "act_dim": s.act_dim,
+    """Every env a reward can be written for and what the reward can read in it: its
+    ``simulator`` ("mujoco", or "isaaclab" for the tasks of
+    :mod:`langmarl.p2p.vector.specs`), the sizes of ``obs`` and ``action``, the keys of
+    ``info``, the description the author sees."""
+    from langmarl.p2p.vector.specs import isaaclab_catalog
+
+    mujoco: list[dict[str, object]] = [
+        {"env_id": s.env_id, "simulator": "mujoco", "obs_dim": s.obs_dim, "act_dim": s.act_dim,
          "info_keys": list(s.info_keys), "description": s.description}
         for s in ENV_SPECS.values()
     ]  # fmt: skip
+    return mujoco + isaaclab_catalog()

@@ -35,7 +35,7 @@ import numpy as np
 
 from langmarl.core.cpu import free_threads
 from langmarl.core.errors import LangmarlError, SandboxError
-from langmarl.p2p.contracts import IterationAggregation, RewardSpec, TrainSummary
+from langmarl.p2p.contracts import ConfigResult, IterationAggregation, RewardSpec, TrainSummary
 from langmarl.p2p.records import IterationRecord
 from langmarl.p2p.train_config import TrainConfig
 from langmarl.sandbox import SandboxLimits
@@ -62,10 +62,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def execute(args: argparse.Namespace) -> IterationRecord:
-    """Train once as ``args`` say; write the run contract; return the run record."""
+    """Train once as ``args`` say; write the run contract; return the run record.
+
+    ``config.simulator`` picks the trainer: ``mujoco`` the SB3 MuJoCo path, ``gym_vector`` and
+    ``isaaclab`` the vector path (:mod:`langmarl.p2p.vector`); both load the reward here only.
+    """
     from langmarl.p2p.reward import load_reward_file
     from langmarl.p2p.sb3_trainer import run_training
+    from langmarl.p2p.vector.trainer import run_vector_training
 
+    trainers = {"mujoco": run_training, "gym_vector": run_vector_training,
+                "isaaclab": run_vector_training}  # fmt: skip
     config = TrainConfig.from_file(args.config) if args.config else TrainConfig()
     if args.env_id:
         config = config.model_copy(update={"env_id": args.env_id})
@@ -80,7 +87,7 @@ def execute(args: argparse.Namespace) -> IterationRecord:
         record.save_reward_spec(spec)
     record.set_status("running")
     try:
-        run_training(record, record.read_reward_source(), config)
+        trainers[config.simulator](record, record.read_reward_source(), config)
     except BaseException as exc:
         record.set_status("error", f"{type(exc).__name__}: {exc}")
         raise
@@ -108,6 +115,8 @@ class RunSpec:
     run_id: str
     record: IterationRecord
     config: TrainConfig
+    config_index: int = 0
+    """Which of the iteration's configs this run trains."""
 
 
 def plan_runs(
@@ -126,6 +135,7 @@ def plan_runs(
                     run_id,
                     IterationRecord(iteration.runs_dir / run_id),
                     base.model_copy(update={"seed": seed}),
+                    index,
                 )
             )
     return specs
@@ -182,7 +192,7 @@ def confined_command(
 
 
 def _launch(
-    spec: RunSpec, reward_path: Path, tmp_dir: Path, limits: SandboxLimits
+    spec: RunSpec, reward_path: Path, tmp_dir: Path, limits: SandboxLimits, core: int
 ) -> ConfinedProcess:
     spec.record.path.mkdir(parents=True, exist_ok=True)
     spec.record.save_config(spec.config)
@@ -198,8 +208,9 @@ def _launch(
     confinement = training_confinement(reward_path, run_dir, tmp_dir, limits)
     with open(spec.record.path / "executor.log", "wb") as log:  # the child keeps its own copy
         return ConfinedProcess.start(
-            Target.from_argv(command), confinement, stdout=log, stderr=subprocess.STDOUT
-        )
+            Target.from_argv(command), confinement, stdout=log, stderr=subprocess.STDOUT,
+            cores=(core,),
+        )  # fmt: skip
 
 
 def train_runs(
@@ -220,11 +231,15 @@ def train_runs(
         configs: Train configs (each run once per seed).
         seeds: Seeds.
         max_parallel: Processes at once (default: the cores free now, :mod:`langmarl.core.cpu`).
+            Each process is pinned to one of the cores this process may use, the one the
+            fewest running processes hold (with ``max_parallel`` at most the number of
+            cores: a core each, as local jobs are).
         timeout_s: Wall-clock limit per run; a run over it is killed and reported as an error.
         limits: Confinement limits of each run (its ``timeout_s`` is replaced by the above).
     """
     pending = plan_runs(iteration, configs, seeds)
     limit = max_parallel or free_threads()  # one core per PPO process
+    pool = sorted(os.sched_getaffinity(0))
     limits = limits.model_copy(update={"timeout_s": timeout_s})
     running: dict[str, _Running] = {}
     errors: dict[str, str] = {}
@@ -233,7 +248,8 @@ def train_runs(
         while pending or running:
             while pending and len(running) < limit:
                 spec = pending.pop(0)
-                running[spec.run_id] = _Running.start(spec, reward_path, limits)
+                core = least_used(pool, [run.core for run in running.values()])
+                running[spec.run_id] = _Running.start(spec, reward_path, limits, core)
             time.sleep(0.2)
             for run_id, run in list(running.items()):
                 over_time = time.monotonic() - run.started >= timeout_s
@@ -258,12 +274,13 @@ class _Running:
     process: ConfinedProcess
     started: float
     tmp_dir: Path
+    core: int
 
     @classmethod
-    def start(cls, spec: RunSpec, reward_path: Path, limits: SandboxLimits) -> _Running:
+    def start(cls, spec: RunSpec, reward_path: Path, limits: SandboxLimits, core: int) -> _Running:
         tmp_dir = Path(tempfile.mkdtemp(prefix=f"langmarl-train-{spec.run_id}-"))
-        process = _launch(spec, reward_path, tmp_dir, limits)
-        return cls(spec, process, time.monotonic(), tmp_dir)
+        process = _launch(spec, reward_path, tmp_dir, limits, core)
+        return cls(spec, process, time.monotonic(), tmp_dir, core)
 
     def finish(self, over_time: bool, timeout_s: float) -> str | None:
         """Stop and clean up; the run's error, or None if it succeeded."""
@@ -286,6 +303,11 @@ class _Running:
         return None
 
 
+def least_used(pool: list[int], held: list[int]) -> int:
+    """The core of ``pool`` that the fewest of ``held`` are on (the lowest on a tie)."""
+    return min(pool, key=lambda core: (held.count(core), core))
+
+
 def _log_tail(record: IterationRecord, lines: int = 8) -> str:
     log = record.path / "executor.log"
     text = log.read_text(encoding="utf-8", errors="replace") if log.is_file() else ""
@@ -295,23 +317,40 @@ def _log_tail(record: IterationRecord, lines: int = 8) -> str:
 def aggregate(
     iteration: IterationRecord, done: list[RunSpec], errors: dict[str, str]
 ) -> IterationAggregation:
-    """Collect run summaries; the median run's summary becomes the iteration's summary."""
+    """Collect run summaries, per config and over all.
+
+    The judged run (``best_run``) is the median-return seed of the config whose seeds
+    returned most on average (with one config: the median run); its summary becomes the
+    iteration's, and ``mean_return`` is that config's mean over its seeds.
+    """
     runs: dict[str, TrainSummary] = {}
+    members: dict[int, list[str]] = {}
     for spec in done:
         summary = spec.record.read_summary()
         if summary is None:
             errors[spec.run_id] = "finished without summary.json"
         else:
             runs[spec.run_id] = summary
+            members.setdefault(spec.config_index, []).append(spec.run_id)
     result = IterationAggregation(runs=runs, errors=errors)
     if runs:
-        ordered = sorted(runs, key=lambda rid: runs[rid].final_episodic_return)
+        for index in sorted(members):
+            returns = [runs[rid].final_episodic_return for rid in members[index]]
+            result.configs.append(
+                ConfigResult(index=index, runs=sorted(members[index]), mean_return=mean(returns))
+            )
+        best = max(result.configs, key=lambda c: c.mean_return)  # first best wins
+        ordered = sorted(best.runs, key=lambda rid: runs[rid].final_episodic_return)
+        result.best_config, result.mean_return = best.index, best.mean_return
         result.best_run = ordered[(len(ordered) - 1) // 2]
-        result.mean_return = float(np.mean([s.final_episodic_return for s in runs.values()]))
         if len(done) > 1 or done[0].record.path != iteration.path:
             iteration.save_summary(runs[result.best_run])
     iteration.redact.write_json(iteration.aggregation_path, result.model_dump())
     return result
+
+
+def mean(values: list[float]) -> float:
+    return float(np.mean(values))
 
 
 def run_record(iteration: IterationRecord, aggregation: IterationAggregation) -> IterationRecord:

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from langmarl.core.entry_points import load_entry_point
 from langmarl.core.errors import ConfigError
 from langmarl.core.secrets import Redactor, environment_secrets, llm_secrets, redacting_logs
 from langmarl.p2p import author, judge, reviser
@@ -67,7 +68,11 @@ __all__ = [  # LoopConfig lives in loop_config; importing it from here keeps wor
 ]  # fmt: skip
 
 Trainer = Callable[[IterationRecord, Path, list[TrainConfig], list[int]], IterationAggregation]
-"""(iteration, reward file, configs, seeds) -> aggregation; executor processes by default."""
+"""(iteration, reward file, configs, seeds) -> aggregation; executor processes by default. A
+trainer whose runs may outlive a killed session also has ``stop_leftovers(iteration)``,
+called before an iteration is trained (again)."""
+JOBS_TRAINER = "langmarl.jobs.fanout:JobsTrainer"
+"""The trainer of ``backend`` local and ray (jobs sit above the spaces: named, not imported)."""
 
 
 def new_session_id() -> str:
@@ -153,7 +158,8 @@ class Session:
 
     def train_and_judge(self, it: IterationRecord, config: TrainConfig) -> IterationOutcome | str:
         """Train on the iteration's reward and judge it; an error message if no run finished."""
-        aggregation = self.trainer(it, it.reward_fn_path, [config], list(self.config.seeds))
+        configs = self.config.train_configs(config)
+        aggregation = self.trainer(it, it.reward_fn_path, configs, list(self.config.seeds))
         if not aggregation.runs:
             error = "; ".join(f"{k}: {v}" for k, v in aggregation.errors.items()) or "no runs"
             it.set_status("error", error)
@@ -211,17 +217,23 @@ class Session:
     def next_reward(self, inputs: IterationInputs, outcome: IterationOutcome) -> tuple[
         IterationInputs, dict[str, float]
     ]:  # fmt: skip
-        """Revise; an invalid revision keeps the current reward (origin "previous")."""
+        """Revise (the model may first look back at iterations 1..current through the
+        reviser's tools); an invalid revision keeps the current reward (origin "previous")."""
+        current = self.result.iterations[-1].iteration
+        lookback = reviser.Lookback(self.record, current, images=self.llm.config.is_multimodal)
         revision = reviser.revise(
             self.llm, intent=self.intent, code=inputs.source, judgment=outcome.judgment,
             term_means=outcome.term_means, measurements=outcome.measurements,
             config=inputs.config, spec=self.spec, hp_tuning=self.config.hp_tuning,
+            lookback=lookback, tool_rounds=self.config.reviser_tool_rounds,
         )  # fmt: skip
         config = reviser.apply_hp_changes(inputs.config, revision.hp_changes)
         self.last_errors = [revision.notes] if revision.notes else []
         self.record.run.event(
             "revised", code=revision.reward_code is not None, hp_changes=revision.hp_changes,
             rejected=revision.rejected, notes=revision.notes,
+            tool_protocol=revision.tool_protocol,
+            tool_calls=[call.model_dump() for call in revision.tool_calls],
         )  # fmt: skip
         if revision.reward_code:
             fixed = author.validate_and_fix(
@@ -272,6 +284,9 @@ class Session:
         """Train and judge ``it`` (outputs of an interrupted attempt removed first), then
         commit it: its metrics line, then the history. None (status error) if training
         failed."""
+        stop_leftovers = getattr(self.trainer, "stop_leftovers", None)
+        if stop_leftovers is not None:  # a trainer whose runs may outlive a killed session
+            stop_leftovers(it)
         it.clear_outputs()
         self.record.touch_heartbeat()
         outcome = self.train_and_judge(it, config)
@@ -403,6 +418,14 @@ def execute(session: Session) -> LoopResult:
         except Exception as exc:  # the loop's edge: record any failure as a status, never crash
             logger.exception("p2p session %s failed", record.session_id)
             result.status, result.error = "error", f"{type(exc).__name__}: {exc}"
+        if session.config.analyze:  # before run_end, so a stream following the run sees it
+            from langmarl.p2p.analysis import analyze_finished
+
+            try:  # never raises an Exception: a failure is in the analysis and its event
+                analyze_finished(record, result, session.llm, session.config.dominance_threshold)
+            except KeyboardInterrupt:
+                _finish(record, result)
+                raise
     _finish(record, result)
     return LoopResult.model_validate_json(record.redact(result.model_dump_json()))
 
@@ -419,7 +442,10 @@ def default_validator(source: str, env_id: str) -> ValidationResult:
 
 
 def default_trainer(config: LoopConfig) -> Trainer:
-    """Executor processes (:func:`train_runs`) with the session's parallelism and timeout."""
+    """Executor processes (:func:`train_runs`) with the session's parallelism and timeout,
+    or jobs on the session's backend (:mod:`langmarl.jobs.fanout`)."""
+    if config.backend != "process":
+        return load_entry_point(JOBS_TRAINER, "the jobs trainer")(config)
 
     def trainer(
         it: IterationRecord, reward: Path, configs: list[TrainConfig], seeds: list[int]

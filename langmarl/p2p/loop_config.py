@@ -49,6 +49,9 @@ class LoopConfig(BaseModel):
     """Judges of an iteration run at once at most (code, summary and video judges)."""
     hp_tuning: bool = True
     """Let the reviser change whitelisted hyperparameters (clamped, see HP_BOUNDS)."""
+    reviser_tool_rounds: int = Field(default=4, ge=0, le=20)
+    """Rounds in which the reviser's model may call look-back tools (earlier iterations'
+    code, metrics, judgments, frames) before its final reply; 0: one call, no tools."""
     total_timesteps: int = Field(default=100_000, ge=1)
     """Training budget per run."""
     seed: int | list[int] = 1
@@ -57,12 +60,29 @@ class LoopConfig(BaseModel):
     line."""
     train: dict[str, Any] = Field(default_factory=dict)
     """TrainConfig overrides on top of the env preset."""
+    configs: list[dict[str, Any]] = Field(default_factory=list)
+    """Several configs per iteration: TrainConfig overrides, each on top of the
+    iteration's config (empty: that config alone). Every config trains once per seed; the
+    judged run is the median seed of the config with the best mean return. A key set here
+    is fixed for that config: the reviser's changes apply to the other keys."""
+    backend: Literal["process", "local", "ray"] = "process"
+    """Where the configs x seeds train: ``process``, confined processes of this one (at
+    most ``max_parallel``); ``local``, jobs on the local backend, each pinned to
+    ``cpus_per_run`` free cores; ``ray``, jobs on a Ray cluster (``ray_address``), spread
+    over its nodes. Each run is confined alike in every case."""
+    cpus_per_run: int = Field(default=1, ge=1)
+    """Cores a training job reserves (``local``, ``ray``)."""
+    ray_address: str | None = None
+    """The Ray cluster (``backend="ray"``; None: a local one is started)."""
     max_parallel: int | None = None
     """Training processes at once (default: CPU count)."""
     train_timeout_s: float = Field(default=3600.0, gt=0)
     """Wall-clock limit per training run."""
     dominance_threshold: float = Field(default=0.8, gt=0, le=1)
     """Share of reward magnitude above which one term is flagged as dominating."""
+    analyze: bool = True
+    """Analyse the session when it ends (``analysis.json``, :mod:`langmarl.p2p.analysis`;
+    one LLM call for its narrative); a failed analysis never changes the session's status."""
     runs_dir: RunsDir = DEFAULT_RUNS_DIR
     """The directory holding runs, shared by every space; the session's directory is
     ``<runs_dir>/<run_id>``."""
@@ -82,6 +102,22 @@ class LoopConfig(BaseModel):
             raise ValueError("seed is an empty list: give a seed (e.g. 1) or a list of seeds")
         return value
 
+    @model_validator(mode="after")
+    def _configs_are_train_configs(self) -> LoopConfig:
+        for key in ("env_id", "total_timesteps"):
+            if key in self.train:
+                raise ValueError(
+                    f"train.{key} is set: {key} is a top-level field of the session, "
+                    f"move it out of train ({key}={self.train[key]!r})"
+                )
+        if self.ray_address is not None and self.backend != "ray":
+            raise ValueError(
+                f"ray_address is set but backend is {self.backend!r}: set backend=ray "
+                "(or drop ray_address)"
+            )
+        self.train_configs(self.train_config())  # a ConfigError names configs[i] and the field
+        return self
+
     @property
     def seeds(self) -> list[int]:
         """``seed`` as a list: the seeds each iteration trains with."""
@@ -90,6 +126,20 @@ class LoopConfig(BaseModel):
     def train_config(self) -> TrainConfig:
         """The first iteration's TrainConfig."""
         return TrainConfig.for_env(self.env_id, total_timesteps=self.total_timesteps, **self.train)
+
+    def train_configs(self, base: TrainConfig) -> list[TrainConfig]:
+        """The configs an iteration trains: ``base`` with each of :attr:`configs` applied
+        (``[base]`` without any).
+
+        Raises:
+            ConfigError: naming the config and field that TrainConfig rejects.
+        """
+        if not self.configs:
+            return [base]
+        return [
+            TrainConfig.from_dict({**base.model_dump(), **overrides}, f"configs[{i}]")
+            for i, overrides in enumerate(self.configs)
+        ]
 
 
 def validate_loop_config(data: dict[str, Any], source: str = "the config") -> None:

@@ -99,3 +99,26 @@ REVISE_USER = (
     "Mean reward terms per step: {term_means}\nMeasurements: {measurements}\n"
     "Warnings: {warnings}\nCurrent hyperparameters: {hparams}\nRevised reward:"
 )
+
+# The reviser's look-back tools (langmarl.p2p.lookback), appended to REVISE_SYSTEM.
+REVISE_TOOLS_FUNCTIONS = (
+    "\nBefore you answer you may look back at earlier iterations (1..{current}; the current "
+    "reward is iteration {current}) with the tools, a few calls at most. Then reply as above."
+)
+REVISE_TOOLS_TEXT = (
+    "\nBefore you answer you may look back at earlier iterations (1..{current}; the current "
+    "reward is iteration {current}). To call tools, reply only with lines like\n"
+    'CALL read_code {{"iteration": 1}}\nand you get the results. Tools:\n{tools}\n'
+    "When ready, reply as above, without CALL lines."
+)
+REVISE_TOOL_RESULT = "[{name} {arguments}]\n{text}"
+REVISE_TOOL_RESULTS = "Results:\n{results}"
+REVISE_TOOLS_DONE = "No more tool calls: reply now with the revised function."
+REVISE_FRAMES = "The frames view_frames returned, in time order."
+
+NARRATIVE_SYSTEM = (
+    "You summarise a finished reward-design session for an engineer in 3 to 5 plain "
+    "sentences: what was trained, which iteration was best, what held it back and what to "
+    "try next. Use only the facts given and copy their numbers exactly. No lists, no code."
+)
+NARRATIVE_USER = "Facts of the session:\n{facts}\nSummary:"

@@ -260,7 +260,9 @@ class IterationRecord(_Record):
         if not self.runs_dir.is_dir():
             return []
         return [
-            IterationRecord(p, self.redact) for p in sorted(self.runs_dir.iterdir()) if p.is_dir()
+            IterationRecord(p, self.redact)
+            for p in sorted(self.runs_dir.iterdir())
+            if p.is_dir() and not p.name.startswith(".")  # .jobs: the training jobs' records
         ]
 
     def validate(self) -> list[str]:

@@ -12,7 +12,9 @@ from langmarl.p2p import prompts
 from langmarl.p2p.author import env_fields
 from langmarl.p2p.contracts import JudgmentResult, ReviseResult
 from langmarl.p2p.env_specs import MujocoEnvSpec
+from langmarl.p2p.lookback import Lookback
 from langmarl.p2p.parsing import extract_code, extract_json
+from langmarl.p2p.reviser_tools import converse
 from langmarl.p2p.train_config import HP_BOUNDS, TrainConfig
 
 if TYPE_CHECKING:
@@ -67,8 +69,15 @@ def revise(
     config: TrainConfig,
     spec: MujocoEnvSpec,
     hp_tuning: bool = True,
+    lookback: Lookback | None = None,
+    tool_rounds: int = 0,
 ) -> ReviseResult:
-    """Ask for a revised reward (and hyperparameter changes when ``hp_tuning``)."""
+    """Ask for a revised reward (and hyperparameter changes when ``hp_tuning``).
+
+    With a ``lookback`` and ``tool_rounds`` > 0 the model may first call the look-back
+    tools for up to ``tool_rounds`` rounds (:mod:`langmarl.p2p.reviser_tools`); the final
+    reply is parsed as a single reply is, and the calls are recorded in the result.
+    """
     hparams = {k: getattr(config, k) for k in HP_BOUNDS}
     system = prompts.REVISE_SYSTEM.format(hp_keys=", ".join(HP_BOUNDS) if hp_tuning else "none")
     user = prompts.REVISE_USER.format(
@@ -79,8 +88,9 @@ def revise(
         warnings="; ".join(judgment.warnings) or "none", hparams=json.dumps(hparams),
         **env_fields(spec),
     )  # fmt: skip
-    reply = llm.chat(system, user)
-    result = ReviseResult()
+    transcript = converse(llm, system, user, lookback, tool_rounds)
+    reply = transcript.reply
+    result = ReviseResult(tool_calls=transcript.calls, tool_protocol=transcript.protocol)
     try:
         result.reward_code = extract_code(reply, "reward_fn")
     except ParseError as exc:

@@ -13,6 +13,7 @@ import logging
 import os
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,10 @@ from langmarl.p2p.train_config import TrainConfig
 from langmarl.p2p.wrapper import ENV_REWARD, make_reward_env, merge_term_stats
 
 logger = logging.getLogger(__name__)
+
+Evaluate = Callable[[Policy, RewardFunction, TrainConfig, int, Path], EvalCheckpoint]
+"""``(policy, reward, config, step, run_dir) -> checkpoint``: how a run evaluates
+(:func:`~langmarl.p2p.evaluation.evaluate_checkpoint` here; the vector path passes its own)."""
 
 
 def _env_factory(config: TrainConfig, reward_source: str | None, rank: int) -> Callable[[], Any]:
@@ -85,11 +90,30 @@ def train_row(model: Any, venv: Any, started: float) -> dict[str, Any]:
         "term_means": terms,
         "steps_per_second": model.num_timesteps / elapsed if elapsed > 0 else None,
         "time_s": elapsed,
+        **ppo_losses(model),
     }
 
 
+PPO_LOSSES = ("entropy_loss", "value_loss", "policy_gradient_loss", "approx_kl",
+              "clip_fraction", "explained_variance")  # fmt: skip
+"""SB3's ``train/*`` values kept in the scalars (the session analysis reads their trends)."""
+
+
+def ppo_losses(model: Any) -> dict[str, float]:
+    """The last PPO update's losses as SB3 logged them (``train/<name>``; none before the
+    first update). At a rollout's end they are those of the update after the previous
+    rollout: SB3 dumps (and clears) its log values before each update."""
+    logged = getattr(getattr(model, "logger", None), "name_to_value", {}) or {}
+    found = {name: logged.get(f"train/{name}") for name in PPO_LOSSES}
+    return {f"train/{k}": float(v) for k, v in found.items() if v is not None}
+
+
 def _callback(
-    record: IterationRecord, config: TrainConfig, reward: RewardFunction, started: float
+    record: IterationRecord,
+    config: TrainConfig,
+    reward: RewardFunction,
+    started: float,
+    evaluate: Evaluate = evaluate_checkpoint,
 ) -> Any:
     from stable_baselines3.common.callbacks import BaseCallback
 
@@ -104,7 +128,9 @@ def _callback(
         def _on_step(self) -> bool:
             if self.pending and self.num_timesteps >= self.pending[0]:
                 self.pending.pop(0)
-                self.checkpoints.append(checkpoint(record, config, reward, self.model, step=None))
+                self.checkpoints.append(
+                    checkpoint(record, config, reward, self.model, None, evaluate)
+                )
             return True
 
         def _on_rollout_end(self) -> None:
@@ -119,10 +145,11 @@ def checkpoint(
     reward: RewardFunction,
     model: Any,
     step: int | None,
+    evaluate: Evaluate = evaluate_checkpoint,
 ) -> EvalCheckpoint:
     """Evaluate ``model`` now and append a ``type=eval`` scalars row."""
     venv = model.get_env()
-    result = evaluate_checkpoint(
+    result = evaluate(
         make_policy(model, venv), reward, config, step or int(model.num_timesteps), record.path
     )
     append_jsonl(record.scalars_path, {"type": "eval", **result.model_dump()})
@@ -143,15 +170,26 @@ def run_training(record: IterationRecord, reward_source: str, config: TrainConfi
     torch.set_num_threads(config.torch_threads)
     os.environ.setdefault("MUJOCO_GL", "egl")
     reward = load_reward_source(reward_source)
+    return train_ppo(record, config, reward, build_vec_env(config, reward_source))
+
+
+def train_ppo(
+    record: IterationRecord,
+    config: TrainConfig,
+    reward: RewardFunction,
+    venv: Any,
+    evaluate: Evaluate = evaluate_checkpoint,
+) -> TrainSummary:
+    """Train PPO in ``venv`` (a ``VecNormalize``, closed at the end), evaluating with
+    ``evaluate``; write scalars, checkpoints, the policy and summary.json."""
     started = time.perf_counter()
-    venv = build_vec_env(config, reward_source)
     try:
         model = build_ppo(config, venv)
-        callback = _callback(record, config, reward, started)
+        callback = _callback(record, config, reward, started, evaluate)
         model.learn(total_timesteps=config.total_timesteps, callback=callback)
         training_time = time.perf_counter() - started
         save_policy(model, venv, record.path)
-        final = checkpoint(record, config, reward, model, step=int(model.num_timesteps))
+        final = checkpoint(record, config, reward, model, int(model.num_timesteps), evaluate)
     finally:
         venv.close()
     summary = TrainSummary(

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from langmarl.core.validation import validate_model
+from langmarl.p2p.vector.specs import ISAACLAB_PRESETS, Simulator, simulator_problem
 
 
 class TrainConfig(BaseModel):
@@ -19,7 +20,13 @@ class TrainConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     env_id: str = "HalfCheetah-v5"
-    """Gymnasium id of the MuJoCo environment."""
+    """Gymnasium id of the MuJoCo environment (an ``Isaac-*`` task for IsaacLab)."""
+    simulator: Simulator = "mujoco"
+    """Where the envs step: ``mujoco`` (one Gymnasium env per process, SB3's own vec envs),
+    ``gym_vector`` (Gymnasium's SyncVectorEnv of ``num_envs`` MuJoCo envs in one process, the
+    reward applied to the batch: the vector path on the CPU) or ``isaaclab`` (an IsaacLab task on
+    the GPU; needs the ``isaaclab`` extra, an NVIDIA GPU and Isaac Sim). See
+    :mod:`langmarl.p2p.vector`."""
     total_timesteps: int = Field(default=1_000_000, ge=1)
     """Environment steps to train for (summed over ``num_envs``)."""
     learning_rate: float = Field(default=3e-4, gt=0)
@@ -31,7 +38,8 @@ class TrainConfig(BaseModel):
     num_steps: int = Field(default=2048, ge=8)
     """Rollout length per environment before each update (SB3 ``n_steps``)."""
     num_envs: int = Field(default=1, ge=1)
-    """Parallel environments (a SubprocVecEnv when > 1)."""
+    """Parallel environments (a SubprocVecEnv when > 1 with ``simulator='mujoco'``; the batch
+    size of the vector simulators)."""
     batch_size: int = Field(default=64, ge=2)
     """Minibatch size."""
     n_epochs: int = Field(default=10, ge=1)
@@ -66,6 +74,13 @@ class TrainConfig(BaseModel):
     """Video frame height in pixels."""
     torch_threads: int = Field(default=1, ge=1)
     """torch threads of the training process (1 is fastest for small MLPs)."""
+
+    @model_validator(mode="after")
+    def _check_simulator(self) -> TrainConfig:
+        problem = simulator_problem(self.env_id, self.simulator)
+        if problem is not None:
+            raise ValueError(problem)
+        return self
 
     @model_validator(mode="after")
     def _check_batch(self) -> TrainConfig:
@@ -120,6 +135,7 @@ HP_PRESETS: dict[str, dict[str, Any]] = {
     "Swimmer-v5": {"gamma": 0.9999, "batch_size": 64},
     "Reacher-v5": {"num_steps": 512, "batch_size": 64, "gamma": 0.9},
     "InvertedPendulum-v5": {"num_steps": 512, "batch_size": 64, "gamma": 0.98, "n_epochs": 20},
+    **ISAACLAB_PRESETS,  # simulator='isaaclab', a GPU-sized batch (langmarl.p2p.vector.specs)
 }
 """Per-env overrides of the TrainConfig defaults."""
 

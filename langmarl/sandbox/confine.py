@@ -26,7 +26,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
@@ -165,6 +165,14 @@ class Outcome:
     memory_peak_mb: float | None = None
 
 
+def _pin(cores: Sequence[int]) -> Callable[[], None] | None:
+    """What the child runs before exec to stay on ``cores`` (None: no pinning)."""
+    if not cores:
+        return None
+    chosen = set(cores)
+    return lambda: os.sched_setaffinity(0, chosen)
+
+
 class ConfinedProcess:
     """A process started under a :class:`Confinement`; :meth:`finish` it exactly once."""
 
@@ -190,8 +198,10 @@ class ConfinedProcess:
         stdin: int | IO[Any] | None = subprocess.DEVNULL,
         stdout: int | IO[Any] | None = subprocess.PIPE,
         stderr: int | IO[Any] | None = subprocess.PIPE,
+        cores: Sequence[int] = (),
     ) -> ConfinedProcess:
-        """Make the cgroup and start the process (its own session).
+        """Make the cgroup and start the process (its own session), pinned to ``cores``
+        (``sched_setaffinity`` before it runs; its children inherit them) if any are given.
 
         Raises:
             SandboxError: the interpreter could not be started.
@@ -218,6 +228,7 @@ class ConfinedProcess:
                 stderr=stderr,
                 start_new_session=True,
                 pass_fds=(status_write,),
+                preexec_fn=_pin(cores),
             )
         except OSError as exc:
             os.close(status_read)

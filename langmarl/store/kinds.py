@@ -36,7 +36,7 @@ View = Literal["language", "weight", "reward", "metrics"]
 """Which dashboard view shows a kind: language (policies, trajectories), weight
 (checkpoints, held-out samples), reward (iterations, judgments, videos), metrics (its curves
 and events only)."""
-Unit = Literal["iteration", "step"]
+Unit = Literal["iteration", "step", "case"]
 
 
 @dataclass(frozen=True)
@@ -104,6 +104,11 @@ class RunKindSpec:
     reader: EntryPoint | None = None
     """Entry point ``(run_dir: Path) -> object`` reading the kind's own files for its
     dashboard view (reward space: the session record)."""
+    analyze: EntryPoint | None = None
+    """Entry point ``(run_dir: Path) -> Iterator[tuple[str, Any]]`` analysing a run step by
+    step (``(step, JSON-ready result)`` as each completes, the last ``("analysis", ...)``
+    once written), streamed by ``POST /api/runs/{id}/analyze`` (reward space: the session
+    analysis)."""
     catalogs: dict[str, EntryPoint] = field(default_factory=dict)
     """Listings the kind's space offers beside its runs, by name, each an entry point
     ``() -> list[dict]`` (reward space: ``envs``, ``reward-templates``), served at
@@ -121,7 +126,9 @@ class RunKindSpec:
         return facts | {"jobs": bool(self.command), "evaluates": self.evaluate is not None}
 
 
-ENTRIES = ("validate_config", "evaluate", "plot", "heldout", "details", "reader", "catalogs")
+ENTRIES = (
+    "validate_config", "evaluate", "plot", "heldout", "details", "reader", "analyze", "catalogs",
+)  # fmt: skip
 """The fields of a :class:`RunKindSpec` that are entry points (code, not facts)."""
 
 
@@ -252,8 +259,28 @@ for _spec in (
         no_eval="its iterations' policies: `langmarl p2p play {run}/iter_N`",
         plot="langmarl.plots.reward:SESSION_KIND", details="langmarl.p2p.records:session_details",
         reader="langmarl.p2p.records:SessionRecord", aliases=("p2p_session",),
+        analyze="langmarl.p2p.analysis:analysis_events",
         catalogs={"envs": "langmarl.p2p.env_specs:env_catalog",
                   "reward-templates": "langmarl.p2p.author:reward_templates"},
+    ),
+    RunKindSpec(
+        "p2p_train", "reward space, one PPO run of a session", unit="step",
+        score_key="mean_return", command=("p2p", "train-run"), config_flag="--config",
+        resume_hint="a session trains it again when it resumes (`langmarl p2p resume`)",
+        validate_config="langmarl.p2p.train_job:validate_train_job",
+        no_eval="its session's iteration: `langmarl p2p play {run}`",
+    ),
+    RunKindSpec(
+        "p2p_bench", "reward space, benchmark (a session per case)", unit="case",
+        score_key="mean_score", score_label="mean best score", best_field="mean_score",
+        done_field="cases_done", target_field="cases_total",
+        resume_hint="continue it: `langmarl p2p bench` with its config (the same cases) and "
+                    "`--runs-dir {path.parent} --run-id {path.name}`",
+        command=("p2p", "bench"), config_flag="--config",
+        validate_config="langmarl.p2p.bench:validate_bench_config",
+        details="langmarl.p2p.bench:bench_details",
+        no_eval="its cases' sessions, listed in {run}/bench.json and on the dashboard's "
+                "Benchmarks page",
     ),
 ):  # fmt: skip
     register(_spec)

@@ -9,7 +9,12 @@ the behaviour, so one server can play every fault at once:
 - ``retry-after``: 429 with ``Retry-After: 1`` once, then answers;
 - ``hang``: sleeps ``hang_seconds`` before answering (longer than a client's timeout);
 - ``garbage``: 200 with a body that is not JSON;
-- ``empty``: 200 with ``{"choices": []}``.
+- ``empty``: 200 with ``{"choices": []}``;
+- ``no-tools``: 400 for a request that carries ``tools`` (an endpoint without function
+  calling), else answers.
+
+A responder that returns a :class:`StubReply` with ``tool_calls`` answers with OpenAI
+function calls (``finish_reason`` ``"tool_calls"``, ``content`` null when there is no text).
 
 ``hits[model]`` counts the requests per model, so tests can see the retries.
 """
@@ -21,20 +26,42 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-Responder = Callable[[dict[str, Any]], str]
+
+@dataclass(frozen=True)
+class StubReply:
+    """A scripted answer: text and/or function calls as ``(name, arguments)`` pairs."""
+
+    text: str | None = None
+    tool_calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
 
-def _completion(text: str, model: str) -> dict[str, Any]:
+Responder = Callable[[dict[str, Any]], str | StubReply]
+
+
+def _completion(reply: str | StubReply, model: str) -> dict[str, Any]:
+    reply = reply if isinstance(reply, StubReply) else StubReply(reply)
+    message: dict[str, Any] = {"role": "assistant", "content": reply.text}
+    if reply.tool_calls:
+        message["tool_calls"] = [
+            {"id": f"call_{i}", "type": "function",
+             "function": {"name": name, "arguments": json.dumps(args)}}
+            for i, (name, args) in enumerate(reply.tool_calls)
+        ]  # fmt: skip
     return {
         "id": "chatcmpl-stub",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": model,
         "choices": [
-            {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": "tool_calls" if reply.tool_calls else "stop",
+            }
         ],
         "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12},
     }
@@ -46,7 +73,8 @@ class OpenAIStub:
     Args:
         latency: Seconds every successful answer waits (models the LLM's latency).
         hang_seconds: How long the ``hang`` model sleeps.
-        responder: Builds the reply text from the request body (default: ``"stub reply"``).
+        responder: Builds the reply (text, or a :class:`StubReply`) from the request body
+            (default: ``"stub reply"``).
     """
 
     def __init__(
@@ -136,6 +164,8 @@ class OpenAIStub:
             handler._send(200, b"<html>this is not json")
         elif model == "empty":
             handler._send(200, json.dumps({"id": "x", "choices": []}).encode())
+        elif model == "no-tools" and "tools" in body:
+            handler._send(400, json.dumps({"error": {"message": "tools not supported"}}).encode())
         else:
             time.sleep(self.hang_seconds if model == "hang" else self.latency)
             reply = _completion(self.responder(body), model)

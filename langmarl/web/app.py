@@ -34,6 +34,7 @@ from langmarl.web.defaults import DEFAULT_HOST, DEFAULT_PORT, MAX_BODY_BYTES
 from langmarl.web.errors import install_handlers
 from langmarl.web.pages import mount_pages
 from langmarl.web.routes import (
+    benchmarks,
     catalogs,
     files,
     jobs,
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
     from langmarl.jobs.backend import Backend
 
 ROUTE_MODULES = (
-    runs, language, weights, reward, files, trash, stream, jobs, resources, catalogs,
+    runs, language, weights, reward, benchmarks, files, trash, stream, jobs, resources, catalogs,
 )  # fmt: skip
 
 

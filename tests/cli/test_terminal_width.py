@@ -80,7 +80,7 @@ def test_the_checks_fail_on_a_long_line_and_on_a_broken_paragraph() -> None:
 
 def test_p2p_bench_help_is_one_paragraph_per_paragraph() -> None:
     said = " ".join(invoke("p2p", "bench", "--help").output.split())
-    assert "(each with a new session id: a config's `run_id` is not used)" in said
+    assert "so a bench stopped part-way keeps the cases it finished; the same command" in said
 
 
 # -- fixture runs of every kind ---------------------------------------------------------------

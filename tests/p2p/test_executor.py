@@ -37,6 +37,8 @@ def test_executor_cli_trains_halfcheetah_and_writes_the_contract(tmp_path: Path)
     assert set(training[0]["term_means"]) == {"backward", "ctrl"}
     assert training[0]["env_reward_mean"] is not None
     assert [row["step"] for row in evaluation] == [512, 1024]
+    assert "train/value_loss" not in training[0]  # no PPO update before the first rollout
+    assert training[-1]["train/value_loss"] > 0 and "train/approx_kl" in training[-1]
     summary = record.read_summary()
     assert summary.steps_done == 1024 and set(summary.term_means) == {"backward", "ctrl"}
     videos = summary.checkpoints[-1].videos

@@ -19,7 +19,7 @@ def test_each_loop_step_is_an_event_served_in_full(tmp_path: Path) -> None:
     names = [e["event"] for e in RunDir(session.path).events()]
     assert names == [
         "run_start", "prepared", "iteration_opened", "trained", "judged", "revised",
-        "iteration_opened", "trained", "judged", "run_end",
+        "iteration_opened", "trained", "judged", "analyzed", "run_end",
     ]  # fmt: skip
     client = TestClient(create_app(tmp_path))
     listed = client.get(f"/api/runs/{result.session_id}/events?event=judged").json()["events"]

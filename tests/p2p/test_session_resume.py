@@ -12,6 +12,7 @@ from langmarl.core.errors import ConfigError, RunLockedError
 from langmarl.llm.types import ChatRequest
 from langmarl.p2p import SessionRecord
 from langmarl.p2p.loop import LoopConfig, run_loop
+from langmarl.p2p.prompts import NARRATIVE_SYSTEM
 from langmarl.p2p.resume import resume_session
 from langmarl.store.lock import RunLock
 from langmarl.store.run import RunDir
@@ -51,7 +52,7 @@ def reviser_replies(reward: str, score: str = "SCORE: 0.2", asked: list[str] | N
         system = str(request.messages[0]["content"])
         if asked is not None:
             asked.append("judge" if "SCORE" in system else "revise" if "improve" in system
-                         else "other")  # fmt: skip
+                         else "narrative" if system == NARRATIVE_SYSTEM else "other")  # fmt: skip
         if "improve" in system:
             return f"```python\n{reward.strip()}\n```" + '\n```json\n{"learning_rate": 9}\n```'
         return replies(score)(request)
@@ -86,6 +87,7 @@ def test_killed_while_training_iteration_2_it_is_trained_again_on_the_revision(t
     assert trainer.calls[0][1].learning_rate == 3e-3
     assert trainer.calls[1][0].strip() == other_revision.strip() and len(trainer.calls) == 2
     assert "other" not in asked  # neither criteria nor a first reward were asked for again
+    assert asked[-1] == "narrative"  # the session's analysis, once it ended
     assert asked.count("revise") == 1 and asked.count("judge") == 2
     assert [m["step"] for m in RunDir(session.path).metrics()] == [1, 2, 3]
     scalars = session.iteration(2).scalars_path

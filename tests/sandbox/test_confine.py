@@ -100,3 +100,15 @@ def test_the_boot_command_runs_a_module_confined(tmp_path: Path) -> None:
                           timeout=60, check=False)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == '{"a":[1,2]}'
+
+
+def test_a_confined_process_runs_pinned_to_the_cores_given(tmp_path: Path) -> None:
+    import os
+
+    last = sorted(os.sched_getaffinity(0))[-1]
+    code = "import os\nprint(sorted(os.sched_getaffinity(0)))\n"
+    confinement = Confinement(workdir=tmp_path, limits=SandboxLimits())
+    process = ConfinedProcess.start(Target(kind="code", name=code), confinement, cores=(last,))
+    out, err = process.popen.communicate(timeout=60)
+    assert process.finish().returncode == 0, err
+    assert out.decode().strip() == f"[{last}]"

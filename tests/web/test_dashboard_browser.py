@@ -190,6 +190,12 @@ def test_the_weight_and_reward_space_pages_render(
 
     root = tmp_path / "runs"
     magrpo_run(root / "mag"), grpo_run(root / "grpo"), session_run(root / "session")
+    session_run(root / "bench" / "case")  # a benchmark table over one session
+    case = {"env_id": "InvertedPendulum-v5", "instruction": "balance"}
+    table = {"cases": [{"case": case, "session_id": "case", "status": "passed", "best_score": 0.9}],
+             "summary": {"all": {"cases": 1, "success_rate": 1.0, "mean_score": 0.9}},
+             "complete": True}  # fmt: skip
+    (root / "bench" / "bench.json").write_text(json.dumps(table))
     kinds.register(kinds.RunKindSpec("toy_page", "a toy trainer", score_key="score"))
     toy = RunDir(root / "toy")
     toy.start("toy_page")
@@ -207,11 +213,20 @@ def test_the_weight_and_reward_space_pages_render(
         expect(iteration.locator("pre.code")).to_contain_text("def reward_fn")
         expect(iteration).to_contain_text("intent score 0.9 (passed)")
         expect(iteration.locator("video")).to_have_count(1)  # fetched with the token path
+        expect(page.locator("#analysis")).to_contain_text("not analysed yet")
+        page.locator("#analysis button.analyze").click()  # POST .../analyze, streamed
+        expect(page.locator("#analysis .analysis")).to_contain_text("Iteration 1 was best")
+        expect(page.locator("#analysis .toolbar")).to_contain_text("analysed")
         page.goto(f"{url}/#/run/mag")
         expect(page.locator("#heldout")).to_be_visible()
         expect(page.locator("figure.chart-main path.series")).to_have_count(1)
         page.goto(f"{url}/#/run/grpo")
         expect(page.locator("section.card h2", has_text="PARL curves")).to_be_visible()
+        page.goto(f"{url}/#/benchmarks")  # the list, one benchmark, then its case's session
+        page.locator("tr[data-bench='bench'] a").click()
+        expect(page.locator("table.cases tr[data-case='1']")).to_contain_text("passed")
+        page.locator("table.cases a.session-link").click()
+        expect(page.locator("#iterations .timeline-item").first).to_be_visible()
     assert not errors, errors
 
 

@@ -1,8 +1,8 @@
 """Reward space (``p2p`` runs), mirroring the reference's session views: the
 iterations of a session (reward origin, intent score, return, judgment, LaTeX of the reward,
 videos), one iteration in full (reward code, revised code, spec, judgment, training summary,
-config, executor runs), its per-term training and evaluation metrics, the session's analysis,
-and the benchmark tables ``langmarl p2p bench`` writes (``bench_*/bench.json``).
+config, executor runs), its per-term training and evaluation metrics and the session's
+analysis. Benchmarks (``langmarl p2p bench``) have their own routes: :mod:`.benchmarks`.
 
 Videos are served by the files route; each iteration lists their URLs. A session is read
 through the reader its kind names (:attr:`~langmarl.store.kinds.RunKindSpec.reader`, the
@@ -11,10 +11,14 @@ session record of :mod:`langmarl.p2p.records`): the server imports no space.
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from fastapi import APIRouter, Query
+from fastapi.responses import StreamingResponse
+from starlette.concurrency import iterate_in_threadpool
 
 from langmarl.store import kinds
 from langmarl.web.errors import ApiError
@@ -25,7 +29,6 @@ from langmarl.web.state import Dashboard, DashboardDep
 router = APIRouter(tags=["reward space"])
 
 ITERATION_ID = re.compile(r"iter_\d+")
-BENCH_FILE = "bench.json"
 
 
 Session = Any
@@ -147,38 +150,36 @@ def analysis(run_id: str, board: DashboardDep) -> dict[str, Any]:
     return {"run_id": run_id, "analysis": board.scrub(session.read_analysis())}
 
 
-def _benchmarks(board: Dashboard) -> dict[str, Any]:
-    found = {}
-    for path in sorted(board.root.glob(f"*/{BENCH_FILE}")) + sorted(
-        board.root.glob(f"*/*/{BENCH_FILE}")
-    ):
-        if not any(part.startswith(".") for part in path.relative_to(board.root).parts):
-            found[board.index.run_id(path.parent)] = path
-    return found
+@router.post("/runs/{run_id}/analyze", response_class=StreamingResponse)
+def analyze(run_id: str, board: DashboardDep) -> StreamingResponse:
+    """Analyse the session again and stream it as server-sent events: ``event: step``
+    (``{"step", "result"}``) as each step completes (iterations, terms, plateaus, dynamics,
+    narrative), then ``event: analysis`` with the whole analysis, already written to
+    ``analysis.json``; ``event: error`` (``{"error", "fix"}``) if it fails part-way. The
+    narrative is the rule-based one: the dashboard runs no model."""
+    entry = board.run(run_id)
+    path = require_view(entry, "reward", "analysis", "session analyses")
+    analyzer = kinds.get(entry.summary.kind).analyze
+    if analyzer is None:
+        raise ApiError(404, f"run {run_id!r} has no analyzer",
+                       "register its kind with an analyze entry point")  # fmt: skip
+    return StreamingResponse(
+        _analysis_stream(board, kinds.load(analyzer)(path)),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
 
 
-@router.get("/benchmarks")
-def benchmarks(board: DashboardDep) -> list[dict[str, Any]]:
-    """Every benchmark table under the runs directory: id, cases and the overall summary."""
-    items = []
-    for bench_id, path in _benchmarks(board).items():
-        data = read_json(path) or {}
-        items.append({"bench_id": bench_id, "cases": len(data.get("cases", [])),
-                      "summary": (data.get("summary") or {}).get("all")})  # fmt: skip
-    return items
-
-
-@router.get("/benchmarks/{bench_id}")
-def benchmark(bench_id: str, board: DashboardDep) -> dict[str, Any]:
-    """One benchmark: every case (env, instruction, category, difficulty, session, status,
-    best score; the session's run id to open it) and the summary per group."""
-    path = _benchmarks(board).get(bench_id)
-    if path is None:
-        raise ApiError(404, f"no benchmark {bench_id!r}", "GET /api/benchmarks lists them")
-    data = read_json(path) or {}
-    cases = []
-    for case in data.get("cases", []):
-        session = path.parent / str(case.get("session_id") or ".missing")
-        run_id = board.index.run_id(session) if session.is_dir() else None
-        cases.append({**case, "run_id": run_id})
-    return {"bench_id": bench_id, "cases": board.scrub(cases), "summary": data.get("summary")}
+async def _analysis_stream(
+    board: Dashboard, steps: Iterator[tuple[str, Any]]
+) -> AsyncIterator[str]:
+    """The SSE messages of ``steps`` (each step computed in a worker thread)."""
+    try:
+        async for name, result in iterate_in_threadpool(steps):
+            event = "analysis" if name == "analysis" else "step"
+            data = result if event == "analysis" else {"step": name, "result": result}
+            yield f"event: {event}\ndata: {board.redact(json.dumps(board.scrub(data)))}\n\n"
+    except Exception as exc:  # the response has started: the failure becomes its last event
+        problem = {"error": board.redact(f"the analysis failed: {type(exc).__name__}: {exc}"),
+                   "fix": "check the session's files (GET /api/runs/{id}/iterations)"}  # fmt: skip
+        yield f"event: error\ndata: {json.dumps(problem)}\n\n"

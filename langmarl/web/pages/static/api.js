@@ -72,29 +72,45 @@ export function follow(runId, onEvent, { replay = false } = {}) {
       headers: headers(), signal: controller.signal,
     });
     if (!response.ok || !response.body) return;
-    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-    let buffer = "";
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffer += value;
-      let cut;
-      while ((cut = buffer.indexOf("\n\n")) >= 0) {
-        const frame = buffer.slice(0, cut);
-        buffer = buffer.slice(cut + 2);
-        let name = "message";
-        const data = [];
-        for (const line of frame.split("\n")) {
-          if (line.startsWith("event:")) name = line.slice(6).trim();
-          else if (line.startsWith("data:")) data.push(line.slice(5).trimStart());
-        }
-        if (data.length) onEvent(name, data.join("\n"));
-      }
-    }
+    await readEvents(response, onEvent);
   })().catch((error) => {
     if (error.name !== "AbortError") console.warn("stream ended:", error);
   });
   return () => controller.abort();
+}
+
+// The server-sent events of a response body, onEvent(name, data) each; resolves at its end.
+async function readEvents(response, onEvent) {
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value;
+    let cut;
+    while ((cut = buffer.indexOf("\n\n")) >= 0) {
+      const frame = buffer.slice(0, cut);
+      buffer = buffer.slice(cut + 2);
+      let name = "message";
+      const data = [];
+      for (const line of frame.split("\n")) {
+        if (line.startsWith("event:")) name = line.slice(6).trim();
+        else if (line.startsWith("data:")) data.push(line.slice(5).trimStart());
+      }
+      if (data.length) onEvent(name, data.join("\n"));
+    }
+  }
+}
+
+// POST to a route that answers with server-sent events (POST /api/runs/{id}/analyze);
+// resolves when they end, throws ApiError for an error status.
+export async function postEvents(path, onEvent) {
+  const response = await fetch(path, { method: "POST", headers: headers({ "Content-Type": "application/json" }), body: "{}" });
+  if (!response.ok || !response.body) {
+    const problem = await response.json().catch(() => ({}));
+    throw new ApiError(response.status, problem.error || response.statusText, problem.fix);
+  }
+  await readEvents(response, onEvent);
 }
 
 export const runPath = (runId, rest = "") => `/api/runs/${encodeURIComponent(runId)}${rest}`;

@@ -1,10 +1,12 @@
-// The router: #/ runs, #/run/<id>, #/compare?ids=a,b, #/jobs, #/trash.
+// The router: #/ runs, #/run/<id>, #/compare?ids=a,b, #/jobs, #/benchmarks, #/benchmark/<id>,
+// #/trash.
 
 import { errorBox } from "./dom.js";
 import { renderRuns } from "./views/runs.js";
 import { renderRun } from "./views/run.js";
 import { renderCompare } from "./views/compare.js";
 import { renderJobs } from "./views/jobs.js";
+import { renderBenchmark, renderBenchmarks } from "./views/benchmarks.js";
 import { renderTrash } from "./views/trash.js";
 
 let cleanup = () => {};
@@ -21,12 +23,15 @@ async function route() {
   const view = document.getElementById("view");
   const { parts, params } = parse();
   const name = parts[0] || "runs";
-  document.querySelectorAll("[data-nav]").forEach((a) => a.classList.toggle("active", a.dataset.nav === name));
+  const nav = name === "benchmark" ? "benchmarks" : name;
+  document.querySelectorAll("[data-nav]").forEach((a) => a.classList.toggle("active", a.dataset.nav === nav));
   const views = {
     runs: () => renderRuns(view),
     run: () => renderRun(view, parts[1]),
     compare: () => renderCompare(view, (params.get("ids") || "").split(",").filter(Boolean), params.get("key")),
     jobs: () => renderJobs(view),
+    benchmarks: () => renderBenchmarks(view),
+    benchmark: () => renderBenchmark(view, parts[1]),
     trash: () => renderTrash(view),
   };
   try {

@@ -1,9 +1,10 @@
 // Reward space (Prompt2Policy sessions): the iteration timeline, and per iteration the reward
-// code and its LaTeX, the judgment, per-term training metrics and the evaluation video.
+// code and its LaTeX, the judgment, per-term training metrics and the evaluation video; and the
+// session's analysis (per-term table, flags, training dynamics, narrative) with its Analyze button.
 
-import { api, fileUrl, runPath } from "../api.js";
+import { api, fileUrl, postEvents, runPath } from "../api.js";
 import { lineChart } from "../charts.js";
-import { fmt, h, section } from "../dom.js";
+import { errorBox, fmt, h, section, table } from "../dom.js";
 
 async function iterationDetail(runId, iterationId) {
   const [detail, metrics] = await Promise.all([
@@ -48,6 +49,52 @@ async function timeline(runId) {
     h("div", { class: "timeline" }, items), detail);
 }
 
+const share = (v) => (typeof v === "number" ? `${Math.round(v * 100)}%` : "—");
+
+function analysisView(a) {
+  if (!a) return h("p", { class: "muted" }, "not analysed yet");
+  if (a.error) return errorBox(new Error(`the analysis failed: ${a.error}`));
+  const flags = [...a.terms.filter((t) => t.dominant_in.length).map((t) => `${t.name} dominant in iteration ${t.dominant_in.join(", ")}`),
+    ...a.plateaus.map((p) => `${p.series.replace("_", " ")} plateau by iteration ${p.iteration}`)];
+  const rows = a.terms.map((t) => h("tr", {}, h("td", {}, t.name), h("td", { class: "num" }, fmt.number(t.mean)),
+    h("td", { class: "num" }, fmt.number(t.spread)), h("td", {}, t.trend), h("td", { class: "num" }, share(t.share)),
+    h("td", {}, t.dominant_in.join(", ") || "—")));
+  return h("div", { class: "analysis" },
+    h("p", {}, a.narrative, " ", h("span", { class: "tag" }, a.narrative_source)),
+    a.narrative_note ? h("p", { class: "muted small" }, a.narrative_note) : null,
+    flags.length ? h("p", {}, flags.map((f) => h("span", { class: "tag" }, f))) : null,
+    a.terms.length ? table(["term", "mean", "spread", "trend", "share", "dominant in"], rows) : null,
+    h("ul", { class: "small" }, a.dynamics.map((d) => h("li", {}, `iter_${d.iteration} training: `,
+      d.flags.map((f) => h("span", { class: "tag" }, f)), d.notes.join("; ")))),
+    h("p", { class: "muted small" }, `analysed ${fmt.time(a.analyzed_at)} · best iteration ${a.best?.iteration ?? "—"}`));
+}
+
+// The analysis, and "Analyze": POST .../analyze, its steps shown as they complete.
+async function analysisSection(runId) {
+  const body = h("div", {});
+  const progress = h("span", { class: "muted small" });
+  const button = h("button", { class: "analyze" }, "Analyze");
+  button.onclick = async () => {
+    button.disabled = true;
+    const done = [];
+    progress.textContent = "analysing…";
+    try {
+      await postEvents(runPath(runId, "/analyze"), (name, data) => {
+        const value = JSON.parse(data);
+        if (name === "step") { done.push(value.step); progress.textContent = `done: ${done.join(", ")}`; }
+        else if (name === "analysis") { body.replaceChildren(analysisView(value)); progress.textContent = "analysed"; }
+        else if (name === "error") { body.replaceChildren(errorBox(new Error(`${value.error} (${value.fix})`))); progress.textContent = ""; }
+      });
+    } catch (error) {
+      body.replaceChildren(errorBox(error));
+      progress.textContent = "";
+    }
+    button.disabled = false;
+  };
+  body.replaceChildren(analysisView((await api.get(runPath(runId, "/analysis"))).analysis));
+  return h("div", {}, h("div", { class: "toolbar" }, button, progress), body);
+}
+
 export function rewardSections(runId) {
-  return [section("Iterations", timeline(runId), { id: "iterations" })];
+  return [section("Iterations", timeline(runId), { id: "iterations" }), section("Analysis", analysisSection(runId), { id: "analysis" })];
 }
