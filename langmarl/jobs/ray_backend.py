@@ -49,6 +49,10 @@ from langmarl.store.lock import LOCK_FILE, RunLock
 
 Sync = Literal["auto", "shared", "copy"]
 NAMESPACE = "langmarl-jobs"
+NORMAL_PRIORITY = {"env_vars": {"RAY_worker_niceness": "0"}}
+"""The job's task (and so its command) runs at niceness 0, as Ray's own job drivers do: Ray
+starts its workers at niceness 15, where a training command would yield to every other
+process of a shared machine."""
 
 
 def _ray() -> Any:
@@ -67,7 +71,6 @@ class JobRunner:
     def __init__(self) -> None:
         self.ref: Any = None
         self.started_at: float | None = None
-        self.stop_requested = False
         self.log = ""
 
     def start(self, payload: dict[str, Any], options: dict[str, Any]) -> None:
@@ -92,16 +95,14 @@ class JobRunner:
             result = {"exit_code": None, "blob": None, "error": type(exc).__name__}
         return {"started_at": self.started_at, "result": result}
 
-    def cancel(self) -> None:
-        """Ask the task to stop (its command gets SIGTERM, then SIGKILL after the grace
-        period, and the run still comes back); a task still waiting for resources is
-        dropped (``ray.cancel``)."""
-        self.stop_requested = True
+    def cancel(self, job_id: str) -> None:
+        """Ask the task to stop: a task still waiting for resources is dropped
+        (``ray.cancel``); a running one reads the request (:func:`_stop_flag`), and its
+        command gets SIGTERM, then SIGKILL after the grace period; the run still comes
+        back."""
+        _stop_flag(job_id, "put")
         if self.ref is not None and self.started_at is None:
             _ray().cancel(self.ref)
-
-    def should_stop(self) -> bool:
-        return self.stop_requested
 
     def logs(self, tail: int | None = None) -> str:
         return "".join(self.log.splitlines(keepends=True)[-tail:]) if tail is not None else self.log
@@ -147,26 +148,44 @@ def run_job(payload: dict[str, Any], runner: Any) -> dict[str, Any]:
             thread.join(1.0)
         except KeyboardInterrupt:  # a ray.cancel that raced the start
             stop.set()
-        if not stop.is_set() and _told_to_stop(runner):
+        if not stop.is_set() and (_stop_flag(job_id, "get") or _actor_gone(job_id)):
             stop.set()
         sent = _send_log(log_path, sent, runner)
     _send_log(log_path, sent, runner)
+    _stop_flag(job_id, "delete")
     blob = None if shared else _pack(run_dir)
     if not shared:
         shutil.rmtree(root, ignore_errors=True)
     return {"exit_code": outcome_box.get("code"), "blob": blob, "error": None}
 
 
-def _told_to_stop(runner: Any) -> bool:
-    """Whether the job's actor asks its command to stop; also when the actor is gone (killed,
-    or its node lost): a command never runs on unwatched."""
-    ray = _ray()
+def _stop_flag(job_id: str, action: Literal["put", "get", "delete"]) -> bool:
+    """The job's stop request in the cluster's key-value store (GCS): the actor puts it, the
+    task reads it each second, and deletes it at its end.
+
+    Read there, never asked of the actor: a task blocked in ``ray.get`` or ``ray.wait``
+    gives its CPUs back to Ray while it waits, and Ray may start another job on them (with
+    a question to the actor each second, three one-CPU PPO jobs were measured running at
+    once on a two-CPU cluster); a key-value read does not. (``ray.experimental.internal_kv``
+    is what Ray's own libraries use for this.)"""
+    from ray.experimental import internal_kv
+
+    key = f"stop/{job_id}".encode()
+    if action == "put":
+        internal_kv._internal_kv_put(key, b"1", namespace=NAMESPACE)
+    elif action == "delete":
+        internal_kv._internal_kv_del(key, namespace=NAMESPACE)
+    return action == "get" and bool(internal_kv._internal_kv_get(key, namespace=NAMESPACE))
+
+
+def _actor_gone(job_id: str) -> bool:
+    """Whether the job's actor is gone (killed, or its node lost): a command never runs on
+    unwatched. Looked up by name, never asked (see :func:`_stop_flag`)."""
     try:
-        return bool(ray.get(runner.should_stop.remote()))
-    except KeyboardInterrupt:  # a ray.cancel that raced the start
+        _ray().get_actor(_actor(job_id), namespace=NAMESPACE)
+    except ValueError:
         return True
-    except ray.exceptions.RayActorError:
-        return True
+    return False
 
 
 def _node_dir(job_id: str) -> Path:
@@ -265,7 +284,7 @@ class RayBackend(StoredJobs):
             "config": load_json_file(self.store.config_path(record.job_id)),
             "runs_dir": str(self.runs_dir), "sync": self.sync, "grace_s": self.grace_s,
         }  # fmt: skip
-        options: dict[str, Any] = {"num_cpus": spec.resources.cpus}
+        options: dict[str, Any] = {"num_cpus": spec.resources.cpus, "runtime_env": NORMAL_PRIORITY}
         if spec.resources.memory_gb:
             options["memory"] = int(spec.resources.memory_gb * 2**30)
         actor = (
@@ -330,7 +349,7 @@ class RayBackend(StoredJobs):
         record = self.store.update(job_id, cancel_requested=True)
         actor = self._actor_of(job_id)
         if actor is not None:
-            self._ask(actor.cancel.remote(), job_id)
+            self._ask(actor.cancel.remote(job_id), job_id)
         return record
 
     def logs(self, job_id: str, tail: int | None = None) -> str:

@@ -192,7 +192,7 @@ def confined_command(
 
 
 def _launch(
-    spec: RunSpec, reward_path: Path, tmp_dir: Path, limits: SandboxLimits, core: int
+    spec: RunSpec, reward_path: Path, tmp_dir: Path, limits: SandboxLimits, core: int | None
 ) -> ConfinedProcess:
     spec.record.path.mkdir(parents=True, exist_ok=True)
     spec.record.save_config(spec.config)
@@ -209,7 +209,7 @@ def _launch(
     with open(spec.record.path / "executor.log", "wb") as log:  # the child keeps its own copy
         return ConfinedProcess.start(
             Target.from_argv(command), confinement, stdout=log, stderr=subprocess.STDOUT,
-            cores=(core,),
+            cores=() if core is None else (core,),
         )  # fmt: skip
 
 
@@ -231,15 +231,19 @@ def train_runs(
         configs: Train configs (each run once per seed).
         seeds: Seeds.
         max_parallel: Processes at once (default: the cores free now, :mod:`langmarl.core.cpu`).
-            Each process is pinned to one of the cores this process may use, the one the
-            fewest running processes hold (with ``max_parallel`` at most the number of
-            cores: a core each, as local jobs are).
+            When several run at once, each is pinned to one of the cores this process may
+            use, the one the fewest running processes hold (with ``max_parallel`` at most
+            the number of cores: a core each, as local jobs are). A single run is not
+            pinned: a ``p2p_train`` job trains one run, on the cores its backend gave it
+            (two sessions of their own processes at once pin alike; as jobs they do not
+            share cores).
         timeout_s: Wall-clock limit per run; a run over it is killed and reported as an error.
         limits: Confinement limits of each run (its ``timeout_s`` is replaced by the above).
     """
     pending = plan_runs(iteration, configs, seeds)
     limit = max_parallel or free_threads()  # one core per PPO process
     pool = sorted(os.sched_getaffinity(0))
+    pin = limit > 1 and len(pending) > 1  # one process alone goes where the OS puts it
     limits = limits.model_copy(update={"timeout_s": timeout_s})
     running: dict[str, _Running] = {}
     errors: dict[str, str] = {}
@@ -248,7 +252,8 @@ def train_runs(
         while pending or running:
             while pending and len(running) < limit:
                 spec = pending.pop(0)
-                core = least_used(pool, [run.core for run in running.values()])
+                held = [run.core for run in running.values() if run.core is not None]
+                core = least_used(pool, held) if pin else None
                 running[spec.run_id] = _Running.start(spec, reward_path, limits, core)
             time.sleep(0.2)
             for run_id, run in list(running.items()):
@@ -274,10 +279,12 @@ class _Running:
     process: ConfinedProcess
     started: float
     tmp_dir: Path
-    core: int
+    core: int | None
 
     @classmethod
-    def start(cls, spec: RunSpec, reward_path: Path, limits: SandboxLimits, core: int) -> _Running:
+    def start(
+        cls, spec: RunSpec, reward_path: Path, limits: SandboxLimits, core: int | None
+    ) -> _Running:
         tmp_dir = Path(tempfile.mkdtemp(prefix=f"langmarl-train-{spec.run_id}-"))
         process = _launch(spec, reward_path, tmp_dir, limits, core)
         return cls(spec, process, time.monotonic(), tmp_dir, core)

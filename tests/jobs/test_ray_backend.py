@@ -18,7 +18,7 @@ from jobs_fakes import STUB_REPLY, language_job
 
 from langmarl.core.errors import BackendBusyError
 from langmarl.core.processes import process_alive, stat_fields
-from langmarl.jobs import JobStore
+from langmarl.jobs import JobRecord, JobStore
 from langmarl.jobs.ray_backend import RayBackend
 from langmarl.store.run import RunDir
 from langmarl.testing.openai_stub import OpenAIStub
@@ -59,12 +59,19 @@ def test_four_jobs_run_on_the_cluster_and_sync_back(cluster: None, tmp_path: Pat
         run = RunDir(record.run_dir)
         assert run.record().status == "completed" and len(run.metrics()) == 1
         assert "Status: completed" in (run.path / "logs" / "job.log").read_text()
+    spans = [(run["created_at"], run["updated_at"]) for run in map(_run_json, records)]
+    at_once = max(sum(start <= t < end for start, end in spans) for t, _ in spans)
+    assert at_once <= 2, f"{at_once} one-CPU jobs ran at once on a two-CPU cluster: {spans}"
     copied = RunDir(records[0].run_dir)
     assert str(tmp_path) not in copied.file("config.json").read_text()  # ran elsewhere
     assert str(tmp_path) in RunDir(records[2].run_dir).file("config.json").read_text()
     assert {r.job_id for r in JobStore(runs).all()} == set(ids)
     named = {actor["name"] for actor in ray.util.list_named_actors(all_namespaces=True)}
     assert not named & {f"job-{job_id}" for job_id in ids}  # each actor ended with its job
+
+
+def _run_json(record: JobRecord) -> dict:
+    return json.loads((Path(record.run_dir) / "run.json").read_text())
 
 
 @pytest.mark.slow
@@ -78,7 +85,7 @@ def test_cancel_on_the_cluster_ends_the_run_cancelled(cluster: None, tmp_path: P
         assert not (tmp_path / "runs" / job_id / "run.json").exists()
         backend.cancel(job_id)
         record = backend.wait(job_id, timeout_s=120)
-    assert (record.state, record.exit_code) == ("cancelled", 143)
+    assert (record.state, record.exit_code) == ("cancelled", 143), record.error
     run = RunDir(tmp_path / "runs" / job_id)  # synced back after the cancel
     assert run.record().status == "cancelled" and len(run.metrics()) >= 1
 
