@@ -61,10 +61,15 @@ def kill_then_finish() -> Callable[[list[str], Path, Sequence[int]], None]:
     return _kill_then_finish
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """For ``pytest -n N --dist loadgroup`` (``dev.py test``): the tests of a module that
     use a module-scoped fixture stay on one worker (so it is built once), and slow tests
-    start first, slow groups before them (so a long one does not end the run alone)."""
+    start first, slow groups before them (so a long one does not end the run alone).
+
+    ``tryfirst``: xdist reads the groups in its own hook of the same name, which pluggy
+    calls before this one otherwise (it is registered later); without it no group was
+    formed and, e.g., two workers each started a Ray cluster for the same module."""
     for item in items:
         info = getattr(item, "_fixtureinfo", None)
         scopes = {

@@ -8,7 +8,9 @@ rich bars — iterations judged, and the current iteration's phase with PPO's ti
     iter_N, no scalars yet             validating the reward, starting PPO
     scalars, no summary.json           training PPO           (timesteps done / total)
     summary.json, no outcome.json      judging
-    outcome.json                       revising the reward (LLM)
+    outcome.json                       revising the reward (LLM), or, after the last
+                                       iteration (passed, or max_iterations),
+                                       analysing the session
 
 Iterations are numbered from 1, as the ``iter_N`` directories and the report are.
 """
@@ -39,7 +41,7 @@ class Phase:
     judged: int = 0
 
 
-def session_phase(session_dir: Path) -> Phase:
+def session_phase(session_dir: Path, max_iterations: int | None = None) -> Phase:
     """The phase a session's files show (module docstring)."""
     numbers = sorted(
         int(p.name.removeprefix("iter_"))
@@ -52,7 +54,9 @@ def session_phase(session_dir: Path) -> Phase:
     current = numbers[-1]
     it = session_dir / f"iter_{current}"
     if (it / "outcome.json").is_file():
-        return Phase(current, "revising the reward (LLM)", judged=judged)
+        last = current == max_iterations or _passed(it)
+        label = "analysing the session" if last else "revising the reward (LLM)"
+        return Phase(current, label, judged=judged)
     if (it / "summary.json").is_file():
         return Phase(current, "judging", judged=judged)
     scalars = list(it.rglob("scalars.jsonl"))
@@ -60,6 +64,13 @@ def session_phase(session_dir: Path) -> Phase:
         return Phase(current, "validating the reward, starting PPO", judged=judged)
     done = sum(_last_step(path) for path in scalars) // len(scalars)
     return Phase(current, "training PPO", done, _total_timesteps(it), judged)
+
+
+def _passed(it: Path) -> bool:
+    try:
+        return json.loads((it / "judgment.json").read_text(encoding="utf-8"))["passed"] is True
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
 
 
 def _last_step(path: Path) -> int:
@@ -99,7 +110,7 @@ def session_progress(session_dir: Path, max_iterations: int, title: str = "") ->
         def poll() -> None:
             while not stop.wait(POLL_SECONDS):
                 with contextlib.suppress(OSError):
-                    now = session_phase(session_dir)
+                    now = session_phase(session_dir, max_iterations)
                     label = f"iteration {now.iteration}/{max_iterations} · {now.label}"
                     progress.update(overall, completed=now.judged)
                     progress.update(phase, description=label, completed=now.done, total=now.total)

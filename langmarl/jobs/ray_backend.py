@@ -49,10 +49,6 @@ from langmarl.store.lock import LOCK_FILE, RunLock
 
 Sync = Literal["auto", "shared", "copy"]
 NAMESPACE = "langmarl-jobs"
-NORMAL_PRIORITY = {"env_vars": {"RAY_worker_niceness": "0"}}
-"""The job's task (and so its command) runs at niceness 0, as Ray's own job drivers do: Ray
-starts its workers at niceness 15, where a training command would yield to every other
-process of a shared machine."""
 
 
 def _ray() -> Any:
@@ -284,7 +280,7 @@ class RayBackend(StoredJobs):
             "config": load_json_file(self.store.config_path(record.job_id)),
             "runs_dir": str(self.runs_dir), "sync": self.sync, "grace_s": self.grace_s,
         }  # fmt: skip
-        options: dict[str, Any] = {"num_cpus": spec.resources.cpus, "runtime_env": NORMAL_PRIORITY}
+        options: dict[str, Any] = {"num_cpus": spec.resources.cpus}
         if spec.resources.memory_gb:
             options["memory"] = int(spec.resources.memory_gb * 2**30)
         actor = (

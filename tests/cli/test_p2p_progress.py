@@ -23,6 +23,9 @@ def test_each_file_the_loop_writes_moves_the_phase_on(tmp_path: Path) -> None:
     assert session_phase(tmp_path).label == "judging"
     (it / "outcome.json").write_text("{}")
     assert session_phase(tmp_path) == Phase(1, "revising the reward (LLM)", judged=1)
+    assert session_phase(tmp_path, max_iterations=1).label == "analysing the session"
+    (it / "judgment.json").write_text('{"passed": true}')
+    assert session_phase(tmp_path, max_iterations=3).label == "analysing the session"
     (tmp_path / "iter_2").mkdir()
     assert session_phase(tmp_path) == Phase(2, "validating the reward, starting PPO", judged=1)
 

@@ -54,3 +54,31 @@ def test_train_runs_trains_a_batched_reward_on_gym_vector(tmp_path: Path) -> Non
     }
     assert (iteration.path / "trajectory_1024.npz").is_file()
     assert (iteration.path / "policy.safetensors").is_file()
+
+
+@pytest.mark.slow
+def test_a_session_trains_its_reward_on_the_vector_path(tmp_path: Path) -> None:
+    """The loop with a scripted LLM: the authored (per-env) reward trains on gym_vector in
+    the confined executor, is judged and the session passes."""
+    from langmarl.p2p import SessionRecord
+    from langmarl.p2p.loop import LoopConfig, run_loop
+    from langmarl.testing import ScriptedLLM
+
+    from .test_loop import replies, validator
+
+    train = {
+        "simulator": "gym_vector", "num_envs": 2, "num_steps": 128, "batch_size": 64,
+        "n_epochs": 1, "num_evals": 1, "eval_episodes": 2, "max_episode_steps": 100,
+    }  # fmt: skip
+    config = LoopConfig(
+        env_id="InvertedPendulum-v5", code_judge=False, max_iterations=1, total_timesteps=512,
+        train=train,
+    )  # fmt: skip
+    llm = ScriptedLLM(replies("SCORE: 0.9"))
+    result = run_loop("balance", config, llm=llm, runs_dir=tmp_path, validator=validator)
+    assert result.status == "passed", result.error
+    iteration = SessionRecord(tmp_path / result.session_id).iteration(1)
+    assert json.loads(iteration.config_path.read_text())["simulator"] == "gym_vector"
+    summary = iteration.read_summary()
+    assert summary is not None and summary.steps_done == 512
+    assert set(summary.term_means) == {"upright"}
