@@ -68,8 +68,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     start first, slow groups before them (so a long one does not end the run alone).
 
     ``tryfirst``: xdist reads the groups in its own hook of the same name, which pluggy
-    calls before this one otherwise (it is registered later); without it no group was
-    formed and, e.g., two workers each started a Ray cluster for the same module."""
+    calls before this one otherwise (it is registered later). pytest 9.2 broke xdist's
+    groups anyway (pyproject.toml pins below it): two workers each started a Ray cluster
+    for the same module."""
     for item in items:
         info = getattr(item, "_fixtureinfo", None)
         scopes = {
