@@ -123,10 +123,17 @@ def evaluate_checkpoint(
     seeds = [config.seed * 1000 + i for i in range(config.eval_episodes)]
     episodes = [run_episode(env, policy, seed) for seed in seeds]
     env.close()
-    totals = [ep.total for ep in episodes]
     trajectory = f"trajectory_{step}.npz"
     save_trajectories(run_dir / trajectory, episodes)
     videos = render_percentiles(policy, reward, config, step, run_dir, episodes)
+    return checkpoint_of(episodes, step, trajectory, videos)
+
+
+def checkpoint_of(
+    episodes: list[Episode], step: int, trajectory: str, videos: dict[str, str] | None = None
+) -> EvalCheckpoint:
+    """The checkpoint record of ``episodes`` (returns, percentiles, term means)."""
+    totals = [ep.total for ep in episodes]
     return EvalCheckpoint(
         step=step,
         mean_return=float(np.mean(totals)),
@@ -136,7 +143,7 @@ def evaluate_checkpoint(
         mean_env_return=float(np.mean([np.sum(ep.env_rewards) for ep in episodes])),
         mean_length=float(np.mean([len(ep.rewards) for ep in episodes])),
         term_means=term_means(episodes),
-        videos=videos,
+        videos=videos or {},
         trajectory=trajectory,
     )
 

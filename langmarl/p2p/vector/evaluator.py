@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from langmarl.p2p.contracts import EvalCheckpoint
-from langmarl.p2p.evaluation import Episode, Policy, save_trajectories, term_means
+from langmarl.p2p.evaluation import Episode, Policy, checkpoint_of, save_trajectories
 from langmarl.p2p.reward import RewardFunction
 from langmarl.p2p.train_config import TrainConfig
 from langmarl.p2p.vector.backend import VecBackend, make_backend
@@ -79,22 +79,6 @@ def record_step(
             episode.terms.setdefault(name, []).append(float(values[i]))
         for key, values in infos.items():
             episode.infos.setdefault(key, []).append(float(values[i]))
-
-
-def checkpoint_of(episodes: list[Episode], step: int, trajectory: str) -> EvalCheckpoint:
-    """The checkpoint record of ``episodes`` (returns, percentiles, term means)."""
-    totals = [ep.total for ep in episodes]
-    return EvalCheckpoint(
-        step=step,
-        mean_return=float(np.mean(totals)),
-        p10_return=float(np.percentile(totals, 10)),
-        median_return=float(np.percentile(totals, 50)),
-        p90_return=float(np.percentile(totals, 90)),
-        mean_env_return=float(np.mean([np.sum(ep.env_rewards) for ep in episodes])),
-        mean_length=float(np.mean([len(ep.rewards) for ep in episodes])),
-        term_means=term_means(episodes),
-        trajectory=trajectory,
-    )
 
 
 def evaluate_vector_checkpoint(
