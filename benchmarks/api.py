@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 import httpx
+from machine_load import print_machine  # beside this script
 
 from langmarl.store import kinds
 from langmarl.testing.asgi import live_server
@@ -106,4 +107,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    print_machine()
     main()

@@ -32,7 +32,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from machine_load import LoadSampler  # beside this script
+from machine_load import LoadSampler, print_machine  # beside this script
 
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -226,4 +226,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    print_machine()
     main()

@@ -22,6 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from machine_load import print_machine  # beside this script
 from playwright.sync_api import Browser, sync_playwright
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -83,4 +84,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    print_machine()
     main()

@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+from machine_load import print_machine  # beside this script
 
 from langmarl.sandbox import SandboxLimits, run_python
 from langmarl.testing.processes import cpu_seconds, rss_mb
@@ -224,4 +225,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    print_machine()
     main()

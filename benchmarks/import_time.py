@@ -13,6 +13,8 @@ import subprocess
 import sys
 import time
 
+from machine_load import print_machine  # beside this script
+
 
 def wall(code: str, runs: int) -> float:
     times = []
@@ -47,4 +49,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    print_machine()
     main()

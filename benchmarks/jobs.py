@@ -25,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from machine_load import print_machine  # beside this script
+
 from langmarl.core.files import atomic_write_json
 from langmarl.jobs import Backend, JobSpec, LocalBackend
 from langmarl.jobs.spec import command, resolve_config
@@ -104,4 +106,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    print_machine()
     main()

@@ -24,6 +24,8 @@ import threading
 import time
 from typing import Any
 
+from machine_load import print_machine  # beside this script
+
 from langmarl.api import build_trainer
 from langmarl.config import LanguageTaskConfig
 
@@ -234,4 +236,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    print_machine()
     main()

@@ -36,6 +36,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from machine_load import print_machine  # beside this script
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 LANGMARL = Path(sys.executable).parent / "langmarl"
@@ -200,4 +202,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    print_machine()
     main()

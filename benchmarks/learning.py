@@ -23,6 +23,8 @@ import sys
 import time
 from pathlib import Path
 
+from machine_load import print_machine  # beside this script
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 LANGMARL = Path(sys.executable).parent / "langmarl"
@@ -158,4 +160,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    print_machine()
     main()

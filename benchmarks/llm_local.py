@@ -30,6 +30,7 @@ import time
 
 import openai
 import torch
+from machine_load import print_machine  # beside this script
 
 from langmarl.llm.client import LLMClient
 from langmarl.llm.config import LLMConfig
@@ -259,4 +260,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    print_machine()
     main()

@@ -1,10 +1,26 @@
-"""The machine's load beside a measurement: every figure in RESULTS.md carries it."""
+"""The machine beside a measurement: every figure in RESULTS.md carries the load average and the
+CPU (model, AVX2 / AVX-512 / AMX: they decide the kernels, issue 37)."""
 
 from __future__ import annotations
 
 import os
 import statistics
 import threading
+
+PRINTED = "LANGMARL_BENCH_MACHINE_PRINTED"
+"""Set once the CPU line is printed, so the worker processes a benchmark starts (some in
+another venv, without langmarl) do not print it again."""
+
+
+def print_machine() -> None:
+    """Print the CPU line (``langmarl.core.machine``) and the load average, once per benchmark
+    (its worker processes inherit the mark and skip it)."""
+    if os.environ.get(PRINTED):
+        return
+    os.environ[PRINTED] = "1"
+    from langmarl.core.machine import describe
+
+    print(f"{describe()}; load average {os.getloadavg()[0]:.2f}", flush=True)
 
 
 class LoadSampler:

@@ -15,6 +15,7 @@ import os
 import time
 
 import torch
+from machine_load import print_machine  # beside this script
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from langmarl.llm.local.sampling import Sampling
@@ -62,4 +63,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    print_machine()
     main()

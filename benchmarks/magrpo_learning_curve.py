@@ -13,6 +13,8 @@ import argparse
 import json
 from pathlib import Path
 
+from machine_load import print_machine  # beside this script
+
 HERE = Path(__file__).resolve().parent
 
 
@@ -87,4 +89,5 @@ def plot(rewards: list[float], path: Path) -> None:
 
 
 if __name__ == "__main__":
+    print_machine()
     main()

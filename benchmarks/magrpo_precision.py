@@ -30,6 +30,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from machine_load import print_machine  # beside this script
+
 ROOT = Path(__file__).resolve().parent.parent
 LANGMARL = Path(sys.executable).parent / "langmarl"
 
@@ -114,4 +116,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    print_machine()
     main()

@@ -20,6 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from machine_load import print_machine  # beside this script
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import magrpo_vs_comlrl as bench
@@ -111,4 +113,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    print_machine()
     main()

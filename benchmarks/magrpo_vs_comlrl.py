@@ -28,6 +28,8 @@ import sys
 import time
 from pathlib import Path
 
+from machine_load import print_machine  # beside this script
+
 VENV = Path(os.environ.get("COMLRL_VENV", "/tmp/langmarl-bench/comlrl-venv"))
 TOPICS = ["the ocean", "a rainy day", "coffee", "the moon", "a library", "mountains", "bread"]
 SUMMARY = "Write a one-sentence summary about: {topic}"
@@ -298,4 +300,5 @@ def _row(result: dict) -> str:
 
 
 if __name__ == "__main__":
+    print_machine()
     main()

@@ -34,6 +34,8 @@ import sys
 import time
 from pathlib import Path
 
+from machine_load import print_machine  # beside this script
+
 # This file is called overcooked.py: drop its folder from the path, or ``import overcooked``
 # would import this script instead of the package.
 _HERE = Path(__file__).resolve().parent
@@ -109,4 +111,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    print_machine()
     main()

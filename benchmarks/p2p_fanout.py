@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from machine_load import LoadSampler
+from machine_load import LoadSampler, print_machine
 
 REWARD = '''```python
 def reward_fn(obs, action, next_obs, info):
@@ -104,4 +104,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    print_machine()
     main()

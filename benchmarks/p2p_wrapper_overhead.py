@@ -17,6 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from machine_load import print_machine  # beside this script
+
 os.environ.setdefault("MUJOCO_GL", "egl")
 
 REWARD = '''
@@ -147,4 +149,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    print_machine()
     main()

@@ -37,7 +37,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from machine_load import LoadSampler  # noqa: E402
+from machine_load import LoadSampler, print_machine  # noqa: E402
 
 from langmarl.parl.curves import CURVES_FILE, first_last_means  # noqa: E402
 
@@ -243,4 +243,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    print_machine()
     main()

@@ -15,6 +15,7 @@ import asyncio
 import time
 
 import torch
+from machine_load import print_machine  # beside this script
 
 from langmarl.envs.parallel.runner import EpisodeSettings, run_stage, run_subagent
 from langmarl.envs.parallel.tasks import arithmetic_tasks
@@ -53,6 +54,7 @@ async def main(subagents: int, tokens: int, repeats: int) -> None:
 
 
 if __name__ == "__main__":
+    print_machine()
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--subagents", type=int, default=4)
     parser.add_argument("--tokens", type=int, default=16)

@@ -17,6 +17,8 @@ import asyncio
 import statistics
 import time
 
+from machine_load import print_machine  # beside this script
+
 from langmarl.config.envs import PistonballConfig
 from langmarl.envs.pistonball.env import PistonballEnv
 from langmarl.envs.pistonball.episode import Decide, llm_decider, play_episode
@@ -78,6 +80,7 @@ async def main(pistons: int, cycles: int, tokens: int) -> None:
 
 
 if __name__ == "__main__":
+    print_machine()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pistons", type=int, default=20)
     parser.add_argument("--cycles", type=int, default=6)

@@ -24,6 +24,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from machine_load import print_machine  # beside this script
+
 CAMEL_PINS = ["camel-ai==0.2.90", "mcp<2", "datasets>=3,<4", "numpy<=2.2"]
 TORCH_PIN = "torch==2.13.0"
 WINS = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
@@ -218,4 +220,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    print_machine()
     main()

@@ -14,19 +14,52 @@ import functools
 from collections.abc import Callable, Coroutine
 from typing import Any, ParamSpec, TypeVar
 
+from langmarl.core.signals import interrupts_cancel
+
 T = TypeVar("T")
 P = ParamSpec("P")
 
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     """Run ``coro`` to completion from sync code, also when an event loop is running (then
-    in a fresh loop on a worker thread, so a notebook or an async caller does not deadlock)."""
+    in a fresh loop on a worker thread, so a notebook or an async caller does not deadlock).
+
+    SIGTERM and Ctrl-C (with langmarl's handlers) cancel ``coro`` at its next ``await``,
+    and the interrupt (:class:`~langmarl.core.signals.RunCancelled` or ``KeyboardInterrupt``)
+    is raised here once it has unwound, so every ``finally`` and ``except CancelledError``
+    in it runs (:func:`~langmarl.core.signals.interrupts_cancel` says why)."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(coro)
+        return _run_interruptible(coro)
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(asyncio.run, coro).result()
+
+
+def _run_interruptible(coro: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run(coro)``, an interrupt cancelling its task; the interrupt is raised after
+    it, also when ``coro`` finished anyway (it came too late to cancel anything)."""
+    interrupt: KeyboardInterrupt | None = None
+
+    async def main() -> T:
+        nonlocal interrupt
+        task, loop = asyncio.current_task(), asyncio.get_running_loop()
+        assert task is not None  # main runs as asyncio.run's task
+        with interrupts_cancel(lambda: loop.call_soon_threadsafe(task.cancel)) as received:
+            try:
+                return await coro
+            finally:
+                interrupt = received()
+
+    try:
+        result = asyncio.run(main())
+    except asyncio.CancelledError:
+        if interrupt is None:
+            raise
+        raise interrupt from None
+    if interrupt is not None:
+        raise interrupt
+    return result
 
 
 def blocking(function: Callable[P, Coroutine[Any, Any, T]]) -> Callable[P, T]:

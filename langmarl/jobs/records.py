@@ -12,6 +12,10 @@ sees the same jobs.
 
 A record's state is made true when read (:func:`settle`): a ``queued`` or ``running`` job
 whose process is gone ended without saying how, so its run's ``run.json`` decides.
+
+A cancel asked for decides from the request, not from a race with the command's exit: unless
+the run recorded ``completed`` or a failure of its own, the job is ``cancelled``, and a run
+whose process ended still saying ``running`` is recorded ``cancelled`` too (:func:`outcome`).
 """
 
 from __future__ import annotations
@@ -26,17 +30,22 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from langmarl.core.errors import ConfigError, RunFileError
+from langmarl.core.errors import ConfigError, LangmarlError, RunFileError
 from langmarl.core.files import atomic_write_text, load_json_file
 from langmarl.core.processes import process_alive
 from langmarl.jobs.spec import JobSpec
-from langmarl.store.run import RUN_FILE, true_status
+from langmarl.store.run import RUN_FILE, RunDir, true_status
 
 JobState = Literal["queued", "running", "completed", "failed", "cancelled"]
 FINAL_STATES: tuple[str, ...] = ("completed", "failed", "cancelled")
 JOBS_DIR = ".jobs"
 LOG_FILE = "logs/job.log"
 KILLED_HINT = "the job was killed; resume its run with the kind's command or submit it again"
+CANCELLED_UNRECORDED = "cancelled on request (its process ended before recording it)"
+"""The error of a cancelled job's run that the job layer recorded ``cancelled``."""
+CANCEL_UNFINISHED = ("running", "stopped", "cancelled", None)
+"""Raw ``run.json`` statuses (``None``: no run yet) with which a cancel asked for makes the
+job ``cancelled``: the run neither completed nor recorded a failure of its own."""
 
 log = logging.getLogger(__name__)
 
@@ -155,16 +164,22 @@ class JobStore:
         return sorted(records, key=lambda r: r.submitted_at, reverse=True)
 
 
-def run_info(run_dir: str | Path) -> dict[str, Any] | None:
-    """The ``run.json`` of the job's run (of the session inside, for p2p jobs recorded before
-    sessions were placed like every run), ``None`` before one."""
+def run_file(run_dir: str | Path) -> tuple[Path, dict[str, Any]] | None:
+    """Where the job's run keeps ``run.json`` (in the session inside, for p2p jobs recorded
+    before sessions were placed like every run) and what it says; ``None`` before one."""
     root = Path(run_dir)
     for candidate in (root / RUN_FILE, *sorted(root.glob(f"*/{RUN_FILE}"))):
         with contextlib.suppress(OSError, ValueError, ConfigError):
             info = load_json_file(candidate)
             if isinstance(info, dict):
-                return info
+                return candidate, info
     return None
+
+
+def run_info(run_dir: str | Path) -> dict[str, Any] | None:
+    """The ``run.json`` of the job's run as written (:func:`run_file`), ``None`` before one."""
+    found = run_file(run_dir)
+    return found[1] if found is not None else None
 
 
 def run_state(run_dir: str | Path) -> dict[str, Any]:
@@ -185,18 +200,23 @@ def log_tail(path: str | Path, lines: int = 5) -> str:
 def outcome(record: JobRecord, exit_code: int | None) -> dict[str, Any]:
     """The final fields of a job that ended with ``exit_code`` (None: unknown, the watching
     process is gone), agreeing with its run's ``run.json``: a run that completed is
-    ``completed`` (a cancel asked for too late changes nothing); one that was cancelled, or
-    a cancel asked for before the run finished, is ``cancelled``; exit 0 with a run that did
-    not fail is ``completed``; anything else ``failed``, with the run's error or the log's
-    tail."""
-    info = run_state(record.run_dir)
-    status = info.get("status")
+    ``completed`` if the command exited 0 or a cancel was asked for (too late: it changes
+    nothing, whatever exit code it caused); with a cancel asked for, a run that did not
+    record a failure of its own is ``cancelled`` (one still ``running`` with its process gone
+    is recorded ``cancelled``: :meth:`RunDir.end_cancelled`); a run cancelled without one (a
+    SIGTERM) is ``cancelled``; exit 0 with a run that did not fail is ``completed``; anything
+    else ``failed``, with the run's error or the log's tail."""
+    found = run_file(record.run_dir)
+    recorded = found[1].get("status") if found is not None else None
+    info = true_status(found[1] if found is not None else {}, KILLED_HINT)
     fields: dict[str, Any] = {"exit_code": exit_code, "ended_at": time.time(), "cores": []}
-    if status == "completed" and exit_code in (0, None):
+    if recorded == "completed" and (exit_code in (0, None) or record.cancel_requested):
         return fields | {"state": "completed", "error": None}
-    if record.cancel_requested and status not in ("completed", "failed"):
+    if record.cancel_requested and recorded in CANCEL_UNFINISHED:
+        if found is not None and recorded == "running":
+            _record_cancelled(found[0].parent)
         return fields | {"state": "cancelled", "error": "cancelled on request"}
-    if status == "cancelled":  # SIGTERM without a cancel: its watcher (supervisor) ended
+    if info.get("status") == "cancelled":  # SIGTERM without a cancel: its watcher ended
         return fields | {"state": "cancelled", "error": f"stopped by SIGTERM: {KILLED_HINT}"}
     if exit_code == 0 and info.get("status") not in ("failed", "stopped", "cancelled"):
         return fields | {"state": "completed", "error": None}
@@ -205,6 +225,15 @@ def outcome(record: JobRecord, exit_code: int | None) -> dict[str, Any]:
     )
     tail = log_tail(record.log_path, 3)
     return fields | {"state": "failed", "error": f"{reason}" + (f"\n{tail}" if tail else "")}
+
+
+def _record_cancelled(run_dir: Path) -> None:
+    """Record the run of a job cancelled on request ``cancelled`` if its process ended still
+    saying ``running`` (a live one is left alone); a run that cannot be written is logged."""
+    try:
+        RunDir(run_dir).end_cancelled(CANCELLED_UNRECORDED)
+    except LangmarlError as exc:
+        log.warning("could not record the cancelled run in %s: %s", run_dir, exc)
 
 
 def settle(store: JobStore, record: JobRecord) -> JobRecord:

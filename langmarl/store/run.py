@@ -19,7 +19,9 @@ Decisions:
 * Every file is written atomically (temp file + rename; JSONL lines appended and fsynced)
   and passes the run's :class:`Redactor` first.
 * A ``running`` status whose process is gone (SIGKILL, a crash) reads as ``failed``, with an
-  error saying how to resume; ``run.json`` on disk is left as it was.
+  error saying how to resume; ``run.json`` on disk is left as it was, except after a job's
+  cancel: the job layer, which knows the cancel was asked for, records it ``cancelled``
+  (:meth:`RunDir.end_cancelled`).
 * Ctrl-C ends a run ``stopped``; SIGTERM (``langmarl jobs cancel``, a cluster scheduler)
   ends it ``cancelled``. Both unwind the same way (:class:`RunCancelled` is a
   ``KeyboardInterrupt``, so every handler of Ctrl-C saves what it can for SIGTERM too); the
@@ -45,7 +47,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 import langmarl.store.kinds as kinds
-from langmarl.core.errors import ConfigError, RunFileError
+from langmarl.core.errors import ConfigError, RunFileError, RunLockedError
 from langmarl.core.files import append_jsonl, atomic_write_text, load_json_file, read_jsonl
 from langmarl.core.processes import process_alive, process_start
 from langmarl.core.secrets import Redactor, environment_secrets
@@ -279,6 +281,37 @@ class RunDir:
         status, error = interrupted_status(status, error)
         self.update(status=status, error=error)
         self.event("run_end", status=status, error=error)
+
+    def end_cancelled(self, error: str) -> bool:
+        """Record as ``cancelled`` (with ``error`` and a ``run_end`` event) a run whose
+        process ended while ``run.json`` still said ``running``, for a caller that knows a
+        cancel was asked for (the job layer). A run whose process lives, that another
+        process holds the lock of, or that recorded how it ended, is left alone; a kind that
+        keeps its own status as ``outcome`` (Prompt2Policy) gets ``cancelled`` there too.
+        Returns whether the run was recorded ``cancelled``.
+
+        Raises:
+            RunFileError: if ``run.json`` is corrupt or from a newer langmarl.
+            StorageError: if the lock or ``run.json`` cannot be written.
+        """
+        if not self.exists():
+            return False
+        try:
+            with self.lock():  # no new attempt can start (and write run.json) meanwhile
+                info = self.read() or {}
+                pid = info.get("pid")
+                if info.get("status") != "running" or not pid:
+                    return False
+                if process_alive(int(pid), info.get("pid_started")):
+                    return False
+                fields = {"status": "cancelled", "error": error}
+                if info.get("outcome") in ("pending", "running"):  # a session's own status
+                    fields["outcome"] = "cancelled"
+                self.update(**fields)
+                self.event("run_end", status="cancelled", error=error)
+        except RunLockedError:
+            return False
+        return True
 
     @contextlib.contextmanager
     def tracking(self) -> Iterator[None]:

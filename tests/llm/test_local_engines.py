@@ -1,13 +1,18 @@
-"""The local engines (issues 16 and 25): choosing one, and the ct2 and w16 engines against the
-transformers fallback on the real embedded model.
+"""The local engines (issues 16, 25 and 37): choosing one, and the ct2 and w16 engines against
+the transformers (fp32) engine on the real embedded model, **on the machine the tests run on**.
 
-Tolerance of "the same greedy answers": int8 weights change the logits slightly, so long
-greedy continuations drift apart; what must not change is the answer. Each check-set question
-must be answered correctly (``passes_check``) on both engines, and the first
-``SAME_PREFIX`` tokens must be identical (measured on 2026-11-24: the greedy check-set answers
-agree on their first 7 to 13 tokens, two of them entirely; where they part, fp32 ends "2 + 3 =
-5" while the ct2 copy goes on, or words a sentence after the answer differently). The w16
-engine (fp16 weights, fp32 arithmetic) has no such tolerance: its greedy tokens must be fp32's.
+No answer is fixed here: which kernels torch, MKL, fbgemm and CTranslate2 pick depends on the
+CPU (AVX2, AVX-512, AMX), and so do the last bits of every logit. On an AVX2-only AMD EPYC the
+fp32 engine itself answered 21 of the 25 check-set questions right (25 on the AVX-512 machine
+the project was developed on) and ct2 answered "What is 2+3?" with "2+2, which is 4". So each
+engine is compared with fp32 run here, on the same prompts:
+
+- w16 (fp16 weights, fp32 arithmetic): fp32's greedy tokens, every one (measured: 25 of 25
+  identical on both CPU kinds).
+- ct2 (int8 weights and arithmetic): of the questions fp32 answers right here, ct2 must answer
+  at least :data:`CT2_KEEPS` right (measured on the AVX-512 machine: 21 of 25, the four misses
+  in benchmarks/RESULTS.md). Its tokens are not compared: int8 logits part from fp32's a few
+  tokens in, at a place that depends on the kernels.
 """
 
 from __future__ import annotations
@@ -31,11 +36,14 @@ from langmarl.llm.local.engines import (
 )
 from langmarl.llm.local.generation import GenJob, GenOutput
 
-SAME_PREFIX = 6
-CT2_CHECKED = 5
-"""ct2 is held to the first five check-set questions, the set it was measured on (issue 16):
-of the twenty added for issue 25 it misses four ("3 times 3" → modular arithmetic, "4 + 4 =
-16", a triangle's sides, Mars; benchmarks/RESULTS.md), one reason it is not the default."""
+CT2_KEEPS = 0.75
+"""The share of the check-set questions fp32 answers right here that ct2 must answer right too
+(it kept 21 of 25 where it was measured: 0.84; its misses — "3 times 3" → modular arithmetic,
+"4 + 4 = 16", a triangle's sides, Mars — are one reason it is not the default)."""
+CHECK_QUESTIONS = [(question, 32) for question, _ in CHECK_SET] + [
+    ("What is 2+3? Answer with a number.", 24)  # tests/llm/test_local_model.py's prompt
+]
+"""Every prompt an engine is compared on, with its token budget; all asked as one batch."""
 
 
 def test_resolve_engine_names_the_field_and_suggests() -> None:
@@ -129,37 +137,46 @@ def done(output: GenOutput | BaseException) -> GenOutput:
     return output
 
 
+def greedy_answers(engine: LocalEngine) -> list[GenOutput]:
+    """``engine``'s greedy answers to :data:`CHECK_QUESTIONS`, submitted together (one batch)."""
+    jobs = [GenJob(ids(engine, q), budget, temperature=0.0) for q, budget in CHECK_QUESTIONS]
+    return [done(future.result()) for future in [engine.submit(job) for job in jobs]]
+
+
+@pytest.fixture(scope="module")
+def fp32_answers(fallback: LocalEngine) -> list[GenOutput]:
+    """The reference: fp32's greedy answers on this machine."""
+    return greedy_answers(fallback)
+
+
 @pytest.mark.slow
-def test_fast_and_fallback_give_the_same_greedy_answers(
-    engines: tuple[LocalEngine, LocalEngine],
+def test_ct2_answers_most_of_what_fp32_answers_here(
+    engines: tuple[LocalEngine, LocalEngine], fp32_answers: list[GenOutput]
 ) -> None:
     fast, fallback = engines
-    for question, accepted in CHECK_SET[:CT2_CHECKED]:
-        jobs = [GenJob(ids(fast, question), 32, temperature=0.0) for _ in range(2)]
-        mine, theirs = (e.submit(job).result() for e, job in zip(engines, jobs, strict=True))
-        assert passes_check(mine.text, accepted), (question, mine.text)
-        assert passes_check(theirs.text, accepted), (question, theirs.text)
-        assert mine.token_ids[:SAME_PREFIX] == theirs.token_ids[:SAME_PREFIX], question
     assert fast.model_name == fallback.model_name
+    ours = greedy_answers(fast)
+    checked = zip(fp32_answers[: len(CHECK_SET)], CHECK_SET, strict=True)
+    right_here = [i for i, (answer, (_, ok)) in enumerate(checked) if passes_check(answer.text, ok)]
+    assert len(right_here) >= len(CHECK_SET) // 2, "fp32 itself misses most of the check set"
+    kept = [i for i in right_here if passes_check(ours[i].text, CHECK_SET[i][1])]
+    missed = {CHECK_SET[i][0]: ours[i].text for i in right_here if i not in kept}
+    assert len(kept) >= CT2_KEEPS * len(right_here), missed
+    assert all(answer.token_ids for answer in ours)  # and it answered every prompt
 
 
 @pytest.mark.slow
-def test_w16_gives_fp32s_greedy_tokens(fallback: LocalEngine) -> None:
-    """The check set and tests/llm/test_local_model.py's 2+3 prompt, each as one batch on
-    both engines: every answer token for token (measured: 26 of 26, and 25 of 25 asked one
-    at a time in benchmarks/llm_local.py)."""
+def test_w16_gives_fp32s_greedy_tokens(fp32_answers: list[GenOutput]) -> None:
+    """The check set and tests/llm/test_local_model.py's 2+3 prompt, as one batch on both
+    engines: every answer token for token (measured: 26 of 26 here, and 25 of 25 asked one at
+    a time in benchmarks/llm_local.py, on both an AVX-512 and an AVX2-only CPU)."""
     w16 = LocalEngine(engine_kind="w16", batch_window=0.5).start()
     try:
-        questions = [(q, 32) for q, _ in CHECK_SET] + [("What is 2+3? Answer with a number.", 24)]
-        answers = []
-        for engine in (w16, fallback):
-            jobs = [GenJob(ids(engine, q), budget, temperature=0.0) for q, budget in questions]
-            answers.append([done(f.result()) for f in [engine.submit(job) for job in jobs]])
+        ours = greedy_answers(w16)
     finally:
         w16.close()
-    ours, theirs = answers
-    assert [o.token_ids for o in ours] == [t.token_ids for t in theirs]
-    assert "5" in ours[-1].text
+    assert [o.token_ids for o in ours] == [t.token_ids for t in fp32_answers]
+    assert all(answer.token_ids for answer in ours)
 
 
 @pytest.mark.slow

@@ -54,6 +54,24 @@ def test_a_dead_running_process_reads_as_failed(tmp_path: Path) -> None:
     assert run.read()["status"] == "running"  # the file is left as written
 
 
+def test_end_cancelled_records_a_dead_running_run_only(tmp_path: Path) -> None:
+    run = RunDir(tmp_path / "r")
+    assert not run.end_cancelled("cancelled on request")  # no run.json: nothing written
+    run.start("p2p")
+    assert not run.end_cancelled("cancelled on request")  # its process (this one) lives
+    run.update(pid=2**22 + 12345, pid_started="1", outcome="running")
+    with run.lock():  # a new attempt holds the run
+        assert not RunDir(run.path).end_cancelled("cancelled on request")
+    assert run.read()["status"] == "running"  # type: ignore[index]
+    assert run.end_cancelled("cancelled on request")
+    info = run.read()
+    assert info is not None and (info["status"], info["error"], info["outcome"]) == (
+        "cancelled", "cancelled on request", "cancelled",  # a session's own status too
+    )  # fmt: skip
+    assert run.events()[-1]["event"] == "run_end"
+    assert not run.end_cancelled("again")  # it recorded how it ended: left alone
+
+
 @pytest.mark.parametrize(
     ("kind", "says"),
     [

@@ -1,17 +1,23 @@
 """A run's status tells the truth: an endpoint that fails every call ends the run `failed`
 with a non-zero exit (through the CLI and a real HTTP server), and the run resumes once the
-endpoint works again."""
+endpoint works again; SIGTERM ends it `cancelled` wherever in the event loop it lands."""
 
 import json
+import os
+import signal
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from trainer_fakes import QA_STUB_REPLY
+from trainer_fakes import QA_STUB_REPLY, default_reply, make_parts, role_of
 from typer.testing import CliRunner
 
 from langmarl.cli import build_app
+from langmarl.core import signals
 from langmarl.core.errors import RunFailedError
+from langmarl.llm.types import ChatRequest
 from langmarl.testing.openai_stub import OpenAIStub
+from langmarl.trainer import MonteCarloTrainer
 from langmarl.trainer.health import check_failures
 
 
@@ -76,3 +82,33 @@ def test_the_failure_threshold() -> None:
         check_failures(3, "episodes", ["boom", "bang", None], 0.5)
     with pytest.raises(RunFailedError, match="1 of 1 critic evaluations failed"):
         check_failures(0, "critic evaluations", ["x"], 1.0)  # all failing is never allowed
+
+
+@pytest.fixture
+def sigterm_cancels() -> Iterator[None]:
+    """SIGTERM handled as the `langmarl` command handles it, undone (flag cleared) after."""
+    before = signal.getsignal(signal.SIGTERM)
+    signals.cancel_on_sigterm()
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+        signals._terminated.clear()
+
+
+@pytest.mark.usefixtures("sigterm_cancels")
+def test_sigterm_inside_a_nested_task_ends_the_run_cancelled(tmp_path: Path) -> None:
+    """Issue 37: a SIGTERM handled inside a gradient call (a task of `gather`, inside a task
+    of the evaluate phase) left run.json `running`, and the cancelled job read `failed`."""
+
+    def reply(request: ChatRequest) -> str:
+        if role_of(request) == "gradient" and not signals.termination_requested():
+            os.kill(os.getpid(), signal.SIGTERM)  # the handler runs in this task's frame
+        return default_reply(request)
+
+    trainer = MonteCarloTrainer(*make_parts(tmp_path, reply))
+    with pytest.raises(signals.RunCancelled):
+        trainer.train(2)
+    info = trainer.store.read_json(trainer.run_id, "run.json")
+    assert (info["status"], info["error"]) == ("cancelled", signals.CANCELLED_ERROR)
+    assert info["completed_iterations"] == 0

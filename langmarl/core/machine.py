@@ -1,0 +1,55 @@
+"""What CPU this is: its model and the vector instruction sets that decide torch's, MKL's,
+fbgemm's and CTranslate2's kernels — and so how fast the tests and benchmarks run and the last
+bits of every logit (issue 37: an AVX2-only AMD EPYC ran the test command 1.8× slower than an
+AVX-512 one, and a quantized engine's greedy answers changed there).
+
+Printed beside every benchmark figure (``benchmarks/machine_load.py``) and at the start of
+``python3 dev.py test``: ``python -m langmarl.core.machine``. Standard library only.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+FEATURES = {
+    "AVX2": ("avx2",),
+    "AVX-512": ("avx512f",),
+    "AVX512-VNNI": ("avx512_vnni",),
+    "AVX512-BF16": ("avx512_bf16",),
+    "AMX": ("amx_tile", "amx_bf16", "amx_int8"),
+}
+"""A feature is reported present when any of its ``/proc/cpuinfo`` flags is."""
+
+
+def cpu_info(text: str | None = None) -> tuple[str, set[str]]:
+    """The first processor's model name and flags from ``/proc/cpuinfo`` (or ``text``);
+    ``("unknown", set())`` where there is none (not Linux)."""
+    if text is None:
+        try:
+            text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            text = ""
+    model, flags = "unknown", set[str]()
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        key = key.strip()
+        if key == "model name" and model == "unknown":
+            model = " ".join(value.split())
+        elif key == "flags" and not flags:
+            flags = set(value.split())
+    return model, flags
+
+
+def describe(text: str | None = None) -> str:
+    """One line: ``CPU: AMD EPYC, 2 cores; AVX2 yes, AVX-512 no, …``."""
+    model, flags = cpu_info(text)
+    present = [
+        f"{name} {'yes' if flags & set(names) else 'no'}" for name, names in FEATURES.items()
+    ]
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return f"CPU: {model}, {cores} cores; {', '.join(present)}"
+
+
+if __name__ == "__main__":
+    print(describe(), flush=True)
