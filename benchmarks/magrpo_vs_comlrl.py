@@ -43,15 +43,20 @@ VARIANTS = (
     "ours-parallel-updates",
     "ours-sequential",
     "ours-lora",
+    "ours-fp32",
     "ours-bf16",
     "ours-w16",
     "ours-int8",
 )
-"""``ours``: the default (agents sampled on parallel threads when torch has several, updates one
-after the other); ``ours-parallel-updates``: updates in parallel too (``parallel_updates=True``);
+"""``ours``: the defaults (agents sampled on parallel threads when torch has several, updates
+one after the other, ``sampling_precision="auto"``: bf16 where the CPU has native bf16, else
+fp32); ``ours-parallel-updates``: updates in parallel too (``parallel_updates=True``);
 ``ours-sequential``: one agent after the other, each using all threads; ``ours-lora``: LoRA r=16;
-``ours-bf16`` / ``ours-w16`` / ``ours-int8``: ``ours`` sampling from a bf16 / fp16-weight /
-int8 copy of each agent."""
+``ours-fp32`` / ``ours-bf16`` / ``ours-w16`` / ``ours-int8``: ``ours`` sampling from the fp32
+model itself / a bf16 / fp16-weight / int8 copy of each agent. (Before issue 37 ``ours``
+sampled in fp32, which ``ours-fp32`` is now.)"""
+PRECISIONS = {"ours-fp32": "fp32", "ours-bf16": "bf16", "ours-w16": "w16", "ours-int8": "int8"}
+"""The variants that name their sampling precision; the others keep the default (``auto``)."""
 SETTINGS = {"G": 4, "max_new_tokens": 32, "temperature": 0.8, "top_p": 0.95, "lr": 1e-5}
 
 
@@ -111,9 +116,7 @@ def worker_ours(
         lora=LoRAConfig(r=16, alpha=32) if variant == "ours-lora" else None,
         parallel_agents=variant != "ours-sequential",
         parallel_updates=variant == "ours-parallel-updates",
-        sampling_precision={"ours-bf16": "bf16", "ours-w16": "w16", "ours-int8": "int8"}.get(
-            variant, "fp32"
-        ),
+        sampling_precision=PRECISIONS.get(variant, "auto"),
     )
     trainer = MAGRPOTrainer(
         models,

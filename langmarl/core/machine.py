@@ -41,6 +41,19 @@ def cpu_info(text: str | None = None) -> tuple[str, set[str]]:
     return model, flags
 
 
+NATIVE_BF16 = ("avx512_bf16", "amx_bf16")
+"""Flags of a CPU that multiplies bf16 in hardware. Without them torch's bf16 matmul is
+emulated: forcing AVX2 kernels on an AVX512-BF16 EPYC (``ATEN_CPU_CAPABILITY=avx2
+ONEDNN_MAX_CPU_ISA=AVX2``, one thread, a 1536×576 layer) made it 2.8× slower than fp32 for 8
+rows and 4.2× for 256, where natively it was 2.7× and 4.5× faster (benchmarks/RESULTS.md,
+issue 37)."""
+
+
+def native_bf16(text: str | None = None) -> bool:
+    """Whether the CPU has a :data:`NATIVE_BF16` flag (``/proc/cpuinfo``, or ``text``)."""
+    return bool(cpu_info(text)[1] & set(NATIVE_BF16))
+
+
 def describe(text: str | None = None) -> str:
     """One line: ``CPU: AMD EPYC, 2 cores; AVX2 yes, AVX-512 no, …``."""
     model, flags = cpu_info(text)

@@ -118,7 +118,8 @@ class TrainerConfig(BaseModel):
     :mod:`langmarl.magrpo.sampler`. ``"auto"`` (the default) is ``"w16"`` with LoRA and
     ``"bf16"`` for full fine-tuning, each the fastest there with a held-out reward within the
     seeds' noise of fp32's (benchmarks/RESULTS.md, issue 25: a 10-seed A/B of the quickstart;
-    int8 lost 0.08)."""
+    int8 lost 0.08); ``"fp32"`` instead of bf16 on a CPU without native bf16 (AVX512-BF16
+    or AMX), where bf16 is emulated and slower than fp32 (issue 37)."""
     parallel_agents: bool | None = None
     """Sample the agents' rollouts at once, on threads that split torch's cores between them
     (None: on when there are several agents and several torch threads). Each agent samples

@@ -25,15 +25,28 @@ from langmarl.magrpo.config import SamplingPrecision
 
 def resolve_precision(precision: SamplingPrecision, lora: bool) -> SamplingPrecision:
     """``"auto"`` made concrete: ``"w16"`` for a LoRA model (its frozen base is packed once;
-    fbgemm needed, else fp32), ``"bf16"`` for a fully trained one (re-packing every layer
+    fbgemm needed, else fp32); for a fully trained one ``"bf16"`` where the CPU multiplies
+    bf16 natively (:func:`bf16_is_native`), else ``"fp32"`` (re-packing every layer as w16
     after each update would cost ~1.3 s on one thread); any other value as it is."""
     if precision != "auto":
         return precision
     if not lora:
-        return "bf16"
+        return "bf16" if bf16_is_native() else "fp32"
     from langmarl.llm.local.weight_only import fp16_kernel_available
 
     return "w16" if fp16_kernel_available() else "fp32"
+
+
+def bf16_is_native() -> bool:
+    """Whether bf16 matmuls run in hardware here: a CPU with AVX512-BF16 or AMX-BF16
+    (:func:`langmarl.core.machine.native_bf16`) and torch dispatching to its AVX-512 kernels
+    (``ATEN_CPU_CAPABILITY`` may cap them). Elsewhere bf16 is emulated and several times
+    slower than fp32 (issue 37: an AVX2-only CPU would sample bf16 rollouts 3-4× slower)."""
+    import torch
+
+    from langmarl.core.machine import native_bf16
+
+    return native_bf16() and torch.backends.cpu.get_cpu_capability() == "AVX512"
 
 
 class Sampler:

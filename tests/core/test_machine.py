@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from langmarl.core.machine import cpu_info, describe
+from langmarl.core.machine import cpu_info, describe, native_bf16
 
 AVX2_EPYC = """processor\t: 0
 model name\t: AMD EPYC 7B12
@@ -31,3 +31,10 @@ def test_avx512_and_amx_are_named_and_spaces_squeezed() -> None:
 def test_no_cpuinfo_reads_unknown() -> None:
     assert cpu_info("") == ("unknown", set())
     assert describe("").startswith("CPU: unknown, ")
+
+
+def test_native_bf16_needs_avx512_bf16_or_amx() -> None:
+    assert not native_bf16(AVX2_EPYC)
+    assert native_bf16(SAPPHIRE.replace("amx_tile", "amx_bf16"))
+    assert native_bf16("flags : avx2 avx512f avx512_bf16\n")
+    assert not native_bf16("flags : avx2 avx512f amx_tile\n") and not native_bf16("")
