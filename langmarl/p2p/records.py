@@ -318,9 +318,9 @@ class SessionRecord(_Record):
         own as ``outcome`` (a session that was never started records nothing)."""
         if not self.run.exists():
             return
-        self.run.update(status=P2P_STATUS[status], outcome=status, error=error)
-        if P2P_STATUS[status] != "running":
+        if P2P_STATUS[status] != "running":  # the event first, as RunDir.finish does
             self.run.event("run_end", status=P2P_STATUS[status], outcome=status, error=error)
+        self.run.update(status=P2P_STATUS[status], outcome=status, error=error)
 
     def record_iteration(
         self, number: int, intent_score: float | None, mean_return: float | None,

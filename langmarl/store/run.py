@@ -277,10 +277,14 @@ class RunDir:
 
     def finish(self, status: RunStatus, error: str | None = None) -> None:
         """Record the run's final status (and an event saying so); ``stopped`` is recorded
-        as ``cancelled`` after SIGTERM (:func:`interrupted_status`)."""
+        as ``cancelled`` after SIGTERM (:func:`interrupted_status`).
+
+        The event is written first: a reader that sees the final status then finds every
+        line, ``run_end`` included (the dashboard's stream ends once the status is final and
+        once missed the event written after it)."""
         status, error = interrupted_status(status, error)
-        self.update(status=status, error=error)
         self.event("run_end", status=status, error=error)
+        self.update(status=status, error=error)
 
     def end_cancelled(self, error: str) -> bool:
         """Record as ``cancelled`` (with ``error`` and a ``run_end`` event) a run whose
@@ -307,8 +311,8 @@ class RunDir:
                 fields = {"status": "cancelled", "error": error}
                 if info.get("outcome") in ("pending", "running"):  # a session's own status
                     fields["outcome"] = "cancelled"
+                self.event("run_end", status="cancelled", error=error)  # first: see finish
                 self.update(**fields)
-                self.event("run_end", status="cancelled", error=error)
         except RunLockedError:
             return False
         return True
