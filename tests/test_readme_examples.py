@@ -114,6 +114,8 @@ def _p2p_cli(work: Path, out: str) -> None:
     sessions = sorted((work / "runs").glob("session_*/iter_1/policy.safetensors"))
     assert sessions, "no trained policy in runs/session_*/iter_1"
     assert "session dir: runs/session_" in out and "mean env return:" in out, out[-2000:]
+    line = r"^Intent score \(check\): [01]\.\d\d at iter_1 \(n=3 episodes; 95% CI "
+    assert re.search(line, out, re.MULTILINE), out[-2000:]  # the check scored the policy
 
 
 def _p2p_bench(work: Path, out: str) -> None:

@@ -42,6 +42,10 @@ RUNS_DIR = typer.Option(
 )
 OVERRIDES = typer.Option(None, "--set", help=SET_OPTION_HELP)
 CONFIG = typer.Argument(None, help="LoopConfig file (YAML/JSON), e.g. configs/p2p/smoke.yaml.")
+CHECK = typer.Option(
+    None, "--check", help="A check file: `def check(trajectory, summary)` scoring an episode in "
+    "[0, 1]; its score picks the best iteration (the judges are recorded beside it).",
+)  # fmt: skip
 
 
 def loop_config(
@@ -51,6 +55,7 @@ def loop_config(
     overrides: dict[str, Any],
     config_file: Path | None = None,
     runs_dir: Path | None = None,
+    check: Path | None = None,
 ) -> Any:
     """The session's ``LoopConfig``: the file (if any), then the options, then ``--set``."""
     from langmarl.config.loading import apply_overrides, read_mapping
@@ -66,6 +71,8 @@ def loop_config(
         data["total_timesteps"] = timesteps
     if runs_dir is not None:
         data["runs_dir"] = str(runs_dir)
+    if check is not None:
+        data["check"] = str(check)
     source = str(config_file) if config_file else "command-line options"
     return validate_model(LoopConfig, apply_overrides(data, overrides), source)
 
@@ -100,6 +107,7 @@ def run(
     overrides: list[str] | None = OVERRIDES,
     config_file: Path | None = CONFIG,
     config_option: Path | None = CONFIG_ALIAS,
+    check: Path | None = CHECK,
 ) -> None:
     """Run one Prompt2Policy session into <runs_dir>/<run_id> and print its status and best
     iteration (a killed, stopped or failed session continues with `langmarl p2p resume
@@ -107,7 +115,9 @@ def run(
     from langmarl.p2p.loop import new_session_id, run_loop
 
     path = config_argument(config_file, config_option)
-    config = loop_config(env, iterations, timesteps, parse_overrides(overrides), path, runs_dir)
+    config = loop_config(
+        env, iterations, timesteps, parse_overrides(overrides), path, runs_dir, check
+    )
     text, vision = _clients(llm, vlm)
     session_dir = Path(config.runs_dir) / (config.run_id or new_session_id())
     console.print(f"p2p session {session_dir} on {config.env_id}")
@@ -167,12 +177,30 @@ def _report(result: Any, session_dir: Path) -> None:
         )
     if result.best_iteration is not None:
         console.print(f"best: iter_{result.best_iteration} (score {result.best_score:.2f})")
+    if result.scored_by == "check":
+        console.print(_check_line(result), markup=False, highlight=False)
     if result.error:
         console.print(result.error, style="dim", markup=False, highlight=False)
     console.print(f"session dir: {session_dir}")
     if result.status in ("error", "invalid_code"):
         console.print(f"continue it with: langmarl p2p resume {session_dir}")
         raise typer.Exit(1)
+
+
+def _check_line(result: Any) -> str:
+    """``Intent score (check): 0.82 at iter_2 (n=5 episodes; 95% CI [0.71, 0.93]; judges
+    0.40)`` (``judges: no score`` when no judge replied with one), or that the check scored
+    no iteration."""
+    best = next((s for s in result.iterations if s.iteration == result.best_iteration), None)
+    if best is None or best.interval is None:
+        return "Intent score (check): none (the check scored no iteration; see each judgment.json)"
+    interval, judges = best.interval, best.judge_score
+    bounds = "n/a" if interval.low is None else f"[{interval.low:.2f}, {interval.high:.2f}]"
+    beside = "judges: no score" if judges is None else f"judges {judges:.2f}"
+    return (
+        f"Intent score (check): {interval.mean:.2f} at {best.iteration_id} "
+        f"(n={interval.n} episodes; 95% CI {bounds}; {beside})"
+    )
 
 
 def bench(

@@ -1,5 +1,5 @@
-"""Benchmarks over (env_id, instruction, category, difficulty) cases: their config, the
-cases (a CSV file or inline), and the summary per group.
+"""Benchmarks over (env_id, instruction, category, difficulty, check, reference) cases: their
+config, the cases (a CSV file or inline), and the summary per group.
 
 A benchmark runs one Prompt2Policy session per case (:mod:`langmarl.p2p.bench_run`) into
 one run directory of kind ``p2p_bench``; :class:`BenchConfig` is what it reads, from a file
@@ -24,7 +24,9 @@ from langmarl.core.errors import ConfigError, LangmarlError
 from langmarl.core.files import load_json_file
 from langmarl.p2p.loop_config import LoopConfig
 
-CASE_COLUMNS = ("env_id", "instruction", "category", "difficulty")
+CASE_COLUMNS = ("env_id", "instruction", "category", "difficulty", "check", "reference")
+CASE_FILES = ("check", "reference")
+"""Columns naming files; a relative path is read from the cases file's directory."""
 BENCH_FILE = "bench.json"
 """The benchmark's table: plan, finished cases, summary per group, ``complete``."""
 BENCH_KEYS = ("cases", "cases_csv", "session")
@@ -46,6 +48,12 @@ class BenchCase(BaseModel):
     """A group of the summary (``category=<c>``); empty: none."""
     difficulty: str = ""
     """A group of the summary (``difficulty=<d>``); empty: none."""
+    check: str = ""
+    """A check file scoring the case's episodes (:mod:`langmarl.p2p.design.checks`): the
+    session's ``check``, so its score decides; empty: the session's own (or the judges)."""
+    reference: str = ""
+    """A person-written reward for the intent (a reward file), what the benchmark's
+    human-normalised score compares with; empty: none."""
 
 
 class CaseOutcome(BaseModel):
@@ -62,9 +70,10 @@ class CaseOutcome(BaseModel):
 OUTCOME_KEYS = ("session_id", "status", "best_score")
 
 
-def parse_cases(text: str, source: str) -> list[BenchCase]:
-    """The cases of CSV ``text`` with header ``env_id,instruction,category,difficulty``
-    (category and difficulty may be left out).
+def parse_cases(text: str, source: str, base: Path | None = None) -> list[BenchCase]:
+    """The cases of CSV ``text`` with header ``env_id,instruction`` and optionally
+    ``category,difficulty,check,reference``; relative ``check`` and ``reference`` paths are
+    joined to ``base`` (the cases file's directory) when given.
 
     Raises:
         ConfigError: Missing columns, or no rows; ``source`` names where the text came from.
@@ -73,9 +82,14 @@ def parse_cases(text: str, source: str) -> list[BenchCase]:
     missing = [c for c in CASE_COLUMNS[:2] if c not in (reader.fieldnames or [])]
     if missing:
         raise ConfigError(
-            f"{source} lacks column(s) {missing}: the header must be {','.join(CASE_COLUMNS)}"
+            f"{source} lacks column(s) {missing}: the header is env_id,instruction, then any "
+            f"of {','.join(CASE_COLUMNS[2:])}"
         )
-    cases = [BenchCase(**{k: (row.get(k) or "").strip() for k in CASE_COLUMNS}) for row in reader]
+    rows = [{k: (row.get(k) or "").strip() for k in CASE_COLUMNS} for row in reader]
+    if base is not None:
+        for row in rows:
+            row.update({k: str(base / row[k]) for k in CASE_FILES if row[k]})
+    cases = [BenchCase(**row) for row in rows]
     if not cases:
         raise ConfigError(f"{source} has no cases: add rows under the header")
     return cases
@@ -90,11 +104,13 @@ def read_cases(path: str | Path) -> list[BenchCase]:
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"benchmark file {str(path)!r} does not exist")
-    return parse_cases(path.read_text(encoding="utf-8"), str(path))
+    return parse_cases(path.read_text(encoding="utf-8"), str(path), path.parent)
 
 
 def _known_envs(cases: list[BenchCase], field: str) -> list[BenchCase]:
-    """``cases`` if every env id is one a session can run (ValueError naming the row)."""
+    """``cases`` if every env id is one a session can run and every check file is a check
+    (ValueError naming the row)."""
+    from langmarl.p2p.design.checks import read_check
     from langmarl.p2p.env_specs import get_env_spec
 
     for index, case in enumerate(cases):
@@ -102,6 +118,11 @@ def _known_envs(cases: list[BenchCase], field: str) -> list[BenchCase]:
             get_env_spec(case.env_id)
         except ConfigError as exc:
             raise ValueError(f"{field}[{index}].env_id: {exc}") from None
+        try:
+            if case.check:
+                read_check(case.check)
+        except ConfigError as exc:
+            raise ValueError(f"{field}[{index}].check: {exc}") from None
     return cases
 
 
@@ -207,6 +228,8 @@ class BenchConfig(BaseModel):
         """
         data = self.session.model_dump(exclude_unset=True)
         data.update(env_id=case.env_id, runs_dir=str(bench_dir))
+        if case.check:
+            data["check"] = case.check
         if self.seed is not None:
             data["seed"] = self.seed
         return LoopConfig.model_validate(data)

@@ -10,6 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from langmarl.core.intervals import ScoreInterval
+
 IterationStatus = Literal["pending", "running", "completed", "error", "cancelled"]
 SessionStatus = Literal[
     "pending", "running", "passed", "max_iterations", "invalid_code", "error", "cancelled"
@@ -88,6 +90,22 @@ class JudgmentResult(BaseModel):
     """How the judges' scores became one (:mod:`langmarl.p2p.synthesis`)."""
 
 
+class CheckResult(BaseModel):
+    """A check's verdict on the evaluation episodes of one trained run
+    (:mod:`langmarl.p2p.design.checks`): a score only if it scored every episode."""
+
+    score: float | None = None
+    """The mean of the episodes' scores, in [0, 1]; None when the check gave no score."""
+    passed: bool = False
+    """Whether ``score`` reaches the session's ``pass_threshold``."""
+    reason: str = ""
+    """Why there is no score (a crash, a timeout, a value that is not a number in [0, 1])."""
+    episodes: list[float] = Field(default_factory=list)
+    """Each evaluation episode's score, in the order the run saved them."""
+    interval: ScoreInterval | None = None
+    """``score`` with its 95% confidence interval over the episodes."""
+
+
 class ToolUse(BaseModel):
     """One look-back tool call of the reviser's model (:mod:`langmarl.p2p.lookback`)."""
 
@@ -154,6 +172,19 @@ class IterationOutcome(BaseModel):
     measurements: str = ""
     """The trajectory measurements shown to the reviser."""
     mean_return: float = 0.0
+    check: CheckResult | None = None
+    """The session's check on this iteration's episodes (None: the session has no check)."""
+
+    @property
+    def score(self) -> float | None:
+        """The score that decides: the check's when the session has one (None if it gave no
+        score), else the judges' synthesized one."""
+        return self.check.score if self.check is not None else self.judgment.intent_score
+
+    @property
+    def passed(self) -> bool:
+        """Whether the iteration passes, by the check when there is one."""
+        return self.check.passed if self.check is not None else self.judgment.passed
 
 
 class IterationResult(BaseModel):
@@ -164,6 +195,15 @@ class IterationResult(BaseModel):
     reward_origin: RewardOrigin
     validation_errors: list[str] = Field(default_factory=list)
     intent_score: float | None = None
+    """The score that decides (:attr:`IterationOutcome.score`): the check's when the session
+    has one, else the judges'; None until judged, or when the check gave no score."""
+    judged: bool = False
+    """Trained and judged: its ``outcome.json`` is final (False in histories written before
+    checks, where a score means judged)."""
+    judge_score: float | None = None
+    """The judges' synthesized score, recorded beside the check's when a check decides."""
+    interval: ScoreInterval | None = None
+    """The check's score over the episodes with its 95% interval (None without a check)."""
     mean_return: float | None = None
     hp_changes: dict[str, float] = Field(default_factory=dict)
     error: str | None = None
@@ -184,3 +224,5 @@ class LoopResult(BaseModel):
     """The elaborated behaviour criteria the judges scored against."""
     judge_code_problem: str | None = None
     """Why the configured code judge is missing (its authoring failed); None when it runs."""
+    scored_by: Literal["judges", "check"] = "judges"
+    """What the iterations' scores come from: the LLM judges, or the session's check."""

@@ -35,11 +35,8 @@ logger = logging.getLogger(__name__)
 HARNESS = Path(__file__).with_name("_judge_harness.py")
 
 
-def load_trajectory(npz_path: Path, max_steps: int = 1000) -> dict[str, Any]:
-    """The median-return episode of a saved checkpoint, as JSON-ready lists."""
-    data = np.load(npz_path)
-    returns = data["returns"]
-    index = int(np.argmin(np.abs(returns - np.median(returns))))
+def _episode(data: Any, index: int, max_steps: int) -> dict[str, Any]:
+    """Episode ``index`` of a loaded trajectory file, as JSON-ready lists."""
     prefix = f"ep{index}_"
 
     def take(key: str) -> list[Any]:
@@ -53,6 +50,20 @@ def load_trajectory(npz_path: Path, max_steps: int = 1000) -> dict[str, Any]:
         "terms": {k[len(prefix) + 5 :]: take(k) for k in keys if k.startswith(prefix + "term_")},
         "info": {k[len(prefix) + 5 :]: take(k) for k in keys if k.startswith(prefix + "info_")},
     }
+
+
+def load_trajectory(npz_path: Path, max_steps: int = 1000) -> dict[str, Any]:
+    """The median-return episode of a saved checkpoint, as JSON-ready lists."""
+    with np.load(npz_path) as data:  # arrays only: no pickle is ever loaded
+        returns = data["returns"]
+        index = int(np.argmin(np.abs(returns - np.median(returns))))
+        return _episode(data, index, max_steps)
+
+
+def load_episodes(npz_path: Path, max_steps: int = 1000) -> list[dict[str, Any]]:
+    """Every evaluation episode of a saved checkpoint, in order, as JSON-ready lists."""
+    with np.load(npz_path) as data:
+        return [_episode(data, index, max_steps) for index in range(len(data["returns"]))]
 
 
 def trajectory_summary(trajectory: dict[str, Any]) -> dict[str, Any]:
@@ -84,7 +95,9 @@ def synthetic_trajectory(spec: MujocoEnvSpec, steps: int = 50) -> dict[str, Any]
         "actions": rng.uniform(-1, 1, size=(steps, spec.act_dim)).round(3).tolist(),
         "rewards": rng.normal(size=steps).round(3).tolist(),
         "terms": {"main": rng.normal(size=steps).round(3).tolist()},
-        "info": {k: rng.normal(size=steps).round(3).tolist() for k in spec.info_keys},
+        "info": {
+            k: rng.normal(size=steps).round(3).tolist() for k in (*spec.info_keys, "env_reward")
+        },
     }
 
 

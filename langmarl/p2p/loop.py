@@ -40,6 +40,7 @@ from langmarl.core.errors import ConfigError
 from langmarl.core.secrets import Redactor, environment_secrets, llm_secrets, redacting_logs
 from langmarl.p2p import author, judge, reviser
 from langmarl.p2p.contracts import (
+    CheckResult,
     IterationAggregation,
     IterationOutcome,
     IterationResult,
@@ -48,6 +49,7 @@ from langmarl.p2p.contracts import (
     RewardOrigin,
     RewardSpec,
 )
+from langmarl.p2p.design import checks
 from langmarl.p2p.env_specs import MujocoEnvSpec, get_env_spec
 from langmarl.p2p.executor import run_record, train_runs
 from langmarl.p2p.guardrails import check_guardrails, plateau
@@ -109,6 +111,8 @@ class Session:
     trainer: Trainer
     prepared: bool = False
     judge_code: str | None = None
+    check: str | None = None
+    """The session's check (:mod:`~langmarl.p2p.design.checks`): its score decides."""
     last_errors: list[str] = field(default_factory=list)
     """Validation errors met while producing the current reward."""
 
@@ -197,22 +201,47 @@ class Session:
             passed=judgment.passed, synthesis=judgment.synthesis,
             judges=[s.model_dump() for s in judgment.judges], tags=judgment.failure_tags,
         )  # fmt: skip
-        past = [s.intent_score for s in self.result.iterations if s.intent_score is not None]
-        stalled = plateau([*past, judgment.intent_score], window=3, rel_tol=0.05)
-        if stalled:
-            judgment.warnings.append(f"intent score {stalled}")
-            judgment.failure_tags.append("intent_plateau")
         measurements = (
             judge.measurements_text(judge.trajectory_summary(trajectory)) if trajectory else ""
         )
         outcome = IterationOutcome(
             judgment=judgment, term_means=summary.term_means, measurements=measurements,
-            mean_return=aggregation.mean_return,
+            mean_return=aggregation.mean_return, check=self.run_check(it, path, config),
         )  # fmt: skip
+        if outcome.check is not None:
+            measurements = f"{checks.describe(outcome.check)}\n{measurements}".strip()
+            outcome.measurements = measurements
+        past = [s.intent_score for s in self.result.iterations if s.intent_score is not None]
+        current = [] if outcome.score is None else [outcome.score]
+        stalled = plateau([*past, *current], window=3, rel_tol=0.05)
+        if stalled:
+            judgment.warnings.append(f"intent score {stalled}")
+            judgment.failure_tags.append("intent_plateau")
         it.save_judgment(judgment)
         it.save_outcome(outcome)
         it.set_status("completed")
         return outcome
+
+    def run_check(
+        self, it: IterationRecord, trajectory: Path | None, config: TrainConfig
+    ) -> CheckResult | None:
+        """The session's check on every evaluation episode of the judged run (None without a
+        check), recorded as the iteration's ``checked`` event."""
+        if self.check is None:
+            return None
+        if trajectory is None or trajectory.suffix != ".npz":
+            result = CheckResult(reason="the judged run saved no evaluation episodes")
+        else:
+            episodes = judge.load_episodes(trajectory)
+            horizon = config.max_episode_steps or checks.DEFAULT_HORIZON
+            result = checks.run_check(
+                self.check, episodes, self.config.pass_threshold, horizon=horizon
+            )
+        self.record.run.event(
+            "checked", iteration=it.iteration_id, score=result.score, passed=result.passed,
+            episodes=result.episodes, reason=result.reason,
+        )  # fmt: skip
+        return result
 
     def next_reward(self, inputs: IterationInputs, outcome: IterationOutcome) -> tuple[
         IterationInputs, dict[str, float]
@@ -262,13 +291,14 @@ class Session:
             step = self.result.iterations[-1]
             it = self.record.iteration(step.iteration)
             inputs = it.read_inputs()
-            outcome = it.read_outcome() if step.intent_score is not None else None
+            judged = step.judged or step.intent_score is not None
+            outcome = it.read_outcome() if judged else None
             if outcome is None:
                 trained = self.train_iteration(step, it, inputs.config)
                 if trained is None:
                     return
                 outcome = trained
-            if outcome.judgment.passed:
+            if outcome.passed:
                 self.result.status = "passed"
                 return
             if step.iteration >= self.config.max_iterations:
@@ -294,7 +324,12 @@ class Session:
             step.error = self.result.error = outcome
             self.result.status = "error"
             return None
-        step.intent_score, step.mean_return = outcome.judgment.intent_score, outcome.mean_return
+        step.intent_score, step.mean_return = outcome.score, outcome.mean_return
+        step.judged = True
+        if outcome.check is not None:
+            scored = "no_judge_score" not in outcome.judgment.failure_tags
+            step.judge_score = outcome.judgment.intent_score if scored else None
+            step.interval = outcome.check.interval
         track_best(self.result)
         self.record.record_iteration(
             step.iteration, step.intent_score, step.mean_return, self.result.best_score
@@ -366,6 +401,10 @@ def run_loop(
     """
     config = config or LoopConfig()
     spec = get_env_spec(config.env_id)
+    check = None
+    if config.check is not None:  # a broken check stops the session before anything runs
+        check = checks.read_check(config.check)
+        checks.try_check(check, spec, f"check file {config.check}")
     llm, redact = session_clients(llm, vlm)
     name = session_id or config.run_id or new_session_id()
     record = SessionRecord(Path(runs_dir or config.runs_dir) / name, redact)
@@ -385,11 +424,14 @@ def run_loop(
         )
         record.start(intent, config.env_id, config.model_dump())
         result = LoopResult(
-            session_id=record.session_id, prompt=intent, env_id=config.env_id, status="running"
-        )
+            session_id=record.session_id, prompt=intent, env_id=config.env_id, status="running",
+            scored_by="judges" if check is None else "check",
+        )  # fmt: skip
+        if check is not None:
+            record.redact.write_text(record.path / checks.SESSION_COPY, check)
         session = Session(
             intent, config, spec, llm, vlm, record, result,
-            validator or default_validator, trainer or default_trainer(config),
+            validator or default_validator, trainer or default_trainer(config), check=check,
         )  # fmt: skip
         return execute(session)
 

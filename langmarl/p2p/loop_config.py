@@ -41,6 +41,12 @@ class LoopConfig(BaseModel):
     """Write a judge_fn once per session and run it (sandboxed) on every iteration."""
     summary_judge: bool = True
     """Let the LLM score the episode's measurements."""
+    check: str | None = None
+    """A check file (:mod:`langmarl.p2p.design.checks`): ``check(trajectory, summary)``
+    scores each evaluation episode in [0, 1]; with one, its score picks the best iteration
+    and decides whether the session passes, and the judges' verdict is recorded beside it.
+    The session keeps a copy (``check.py``); a broken file stops the session before it
+    starts, in one line."""
     synthesis: Literal["mean", "veto", "llm"] = "mean"
     """How the judges' scores become the iteration's: their mean; the lowest (any judge
     below ``pass_threshold`` vetoes); or the LLM reconciles the verdicts

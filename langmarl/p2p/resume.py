@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from langmarl.core.errors import ConfigError, RunFileError
 from langmarl.core.validation import validate_model
 from langmarl.p2p.contracts import LoopResult
+from langmarl.p2p.design import checks
 from langmarl.p2p.env_specs import get_env_spec
 from langmarl.p2p.loop import (
     Session,
@@ -97,8 +98,22 @@ def resume_session(
             judge_code=judge_fn.read_text(encoding="utf-8")
             if prepared and judge_fn.is_file()
             else None,
+            check=_session_check(record, config),
         )  # fmt: skip
         return execute(session)
+
+
+def _session_check(record: SessionRecord, config: LoopConfig) -> str | None:
+    """The session's copy of its check (what it started with), else the file its config
+    names (a session killed before the copy was written)."""
+    copy = record.path / checks.SESSION_COPY
+    if copy.is_file():
+        return copy.read_text(encoding="utf-8")
+    if config.check is None:
+        return None
+    source = checks.read_check(config.check)
+    record.redact.write_text(copy, source)
+    return source
 
 
 def _session_info(path: Path) -> dict[str, Any]:
@@ -146,8 +161,10 @@ def _restore(record: SessionRecord, intent: str, config: LoopConfig) -> tuple[Lo
     steps = result.iterations
     if steps and record.iteration(steps[-1].iteration).read_outcome() is None:
         last = steps[-1]
-        last.intent_score = last.mean_return = last.error = None
-    judged = [s for s in steps if s.intent_score is not None]
+        last.intent_score = last.judge_score = last.interval = None
+        last.mean_return = last.error = None
+        last.judged = False
+    judged = [s for s in steps if s.judged or s.intent_score is not None]
     last_judged = judged[-1].iteration if judged else 0
     record.run.rewind(last_judged)
     listed = {s.iteration_id for s in steps}

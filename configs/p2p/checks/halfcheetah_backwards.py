@@ -1,0 +1,9 @@
+"""Check: does the cheetah run backwards? Its mean velocity toward -x over the episode, as
+a share of 1 m/s (0 when it stays or runs forward)."""
+
+TARGET = 1.0  # m/s
+
+
+def check(trajectory, summary):
+    speed = -summary["info_means"]["x_velocity"]
+    return min(1.0, max(0.0, speed / TARGET))
