@@ -101,6 +101,31 @@ class LLMClient:
         OpenAI-compatible one until its endpoint rejects them; never the embedded model)."""
         return bool(getattr(self.backend, "supports_tools", False))
 
+    @property
+    def ranks_options(self) -> bool:
+        """Whether :meth:`option_logprobs` works: a local model (the log-probabilities of
+        given text are not part of the OpenAI chat API)."""
+        return callable(getattr(self.backend, "option_logprobs", None))
+
+    def option_logprobs(self, prefix: str, options: list[str]) -> list[float]:
+        """Each option's mean token log-probability after the plain text ``prefix``: how a
+        small model chooses (:mod:`langmarl.llm.local.scoring`).
+
+        Raises:
+            LLMError: if the backend cannot score given text (an OpenAI-compatible endpoint,
+                the ct2 engine), or the model call failed.
+        """
+        score = getattr(self.backend, "option_logprobs", None)
+        if not callable(score):
+            raise LLMError(
+                getattr(self.backend, "endpoint", "?"), self.config.name,
+                "this endpoint gives no log-probabilities of given text: rank options with "
+                "a local model (provider local), or ask this model for an answer instead",
+            )  # fmt: skip
+        scores = score(prefix, options)
+        self._record(len(prefix) // 4 * len(options), 0)  # ~ tokens read; nothing generated
+        return [float(s) for s in scores]
+
     def _request(
         self,
         messages: list[Message],

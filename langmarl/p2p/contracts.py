@@ -16,7 +16,7 @@ IterationStatus = Literal["pending", "running", "completed", "error", "cancelled
 SessionStatus = Literal[
     "pending", "running", "passed", "max_iterations", "invalid_code", "error", "cancelled"
 ]
-RewardOrigin = Literal["user", "author", "revision", "fallback", "previous"]
+RewardOrigin = Literal["user", "author", "structured", "revision", "fallback", "previous"]
 
 
 class RewardSpec(BaseModel):
@@ -26,8 +26,11 @@ class RewardSpec(BaseModel):
     terms: dict[str, str] = Field(default_factory=dict)
     description: str = ""
     origin: RewardOrigin = "user"
-    """Who wrote it: the user, the LLM author, a revision, the documented fallback template,
-    or the previous iteration's reward kept because a revision failed validation."""
+    """Who wrote it: the user, the LLM author (free-form code), the structured author (a
+    proposal over the env's term catalog, compiled), a revision, the documented fallback
+    template, or the previous iteration's reward kept because a revision failed validation."""
+    proposal: dict[str, Any] | None = None
+    """The structured proposal it was compiled from (origin ``structured``)."""
 
 
 class EvalCheckpoint(BaseModel):
@@ -224,5 +227,8 @@ class LoopResult(BaseModel):
     """The elaborated behaviour criteria the judges scored against."""
     judge_code_problem: str | None = None
     """Why the configured code judge is missing (its authoring failed); None when it runs."""
+    objectives: list[str] = Field(default_factory=list)
+    """The structured author's order of the env's objectives for the intent (most likely
+    first): iteration k trains the k-th until one passes (empty: free-form author)."""
     scored_by: Literal["judges", "check"] = "judges"
     """What the iterations' scores come from: the LLM judges, or the session's check."""

@@ -27,6 +27,7 @@ key leaves ``[REDACTED]`` behind.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import secrets
 import time
@@ -49,7 +50,7 @@ from langmarl.p2p.contracts import (
     RewardOrigin,
     RewardSpec,
 )
-from langmarl.p2p.design import checks
+from langmarl.p2p.design import catalog, checks, structured
 from langmarl.p2p.env_specs import MujocoEnvSpec, get_env_spec
 from langmarl.p2p.executor import run_record, train_runs
 from langmarl.p2p.guardrails import check_guardrails, plateau
@@ -139,8 +140,40 @@ class Session:
         )  # fmt: skip
         self.prepared = True
 
+    @property
+    def structured(self) -> bool:
+        """Whether the structured author writes the rewards (``LoopConfig.author``)."""
+        if self.config.author == "auto":
+            return self.llm.ranks_options
+        return self.config.author == "structured"
+
+    def structured_reward(self) -> IterationInputs | None:
+        """The next objective's compiled proposal in the model's order (ranked on first use,
+        kept in the history), or None once every objective was tried."""
+        if not self.result.objectives:
+            ranked = structured.rank_objectives(self.llm, self.intent, self.spec.env_id)
+            self.result.objectives = [objective.name for objective, _ in ranked]
+        tried = sum(s.reward_origin == "structured" for s in self.result.iterations)
+        if tried >= len(self.result.objectives):
+            return None
+        by_name = {o.name: o for o in catalog.objectives(self.spec.env_id)}
+        proposal = catalog.objective_proposal(
+            self.spec.env_id, by_name[self.result.objectives[tried]]
+        )
+        source = catalog.compile_for_env(proposal)
+        validation = self.validator(source, self.spec.env_id)
+        if not validation.ok:  # the catalog's own code: a bug, said as one
+            raise RuntimeError(f"compiled proposal {proposal.describe()!r} failed validation: "
+                               f"{validation.message()}")  # fmt: skip
+        spec = reward_spec(validation, "structured").model_copy(
+            update={"proposal": proposal.model_dump()}
+        )
+        return IterationInputs(source, spec, self.config.train_config())
+
     def first_reward(self) -> IterationInputs | None:
         """An authored reward, the fallback template, or None (-> invalid_code)."""
+        if self.structured:
+            return self.structured_reward()
         authored = author.author_reward(
             self.llm, self.intent, self.result.criteria, self.spec, do_review=self.config.review,
             max_fix_attempts=self.config.max_fix_attempts, validator=self.validator,
@@ -246,8 +279,13 @@ class Session:
     def next_reward(self, inputs: IterationInputs, outcome: IterationOutcome) -> tuple[
         IterationInputs, dict[str, float]
     ]:  # fmt: skip
-        """Revise (the model may first look back at iterations 1..current through the
-        reviser's tools); an invalid revision keeps the current reward (origin "previous")."""
+        """The structured author's next objective while one is left; else revise (the model
+        may first look back at iterations 1..current through the reviser's tools), where an
+        invalid revision keeps the current reward (origin "previous")."""
+        if self.structured:
+            following = self.structured_reward()
+            if following is not None:
+                return dataclasses.replace(following, config=inputs.config), {}
         current = self.result.iterations[-1].iteration
         lookback = reviser.Lookback(self.record, current, images=self.llm.config.is_multimodal)
         revision = reviser.revise(

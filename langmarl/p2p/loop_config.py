@@ -28,6 +28,12 @@ class LoopConfig(BaseModel):
     """Train/judge/revise rounds at most."""
     pass_threshold: float = Field(default=0.7, ge=0, le=1)
     """Intent score at which the session passes."""
+    author: Literal["auto", "structured", "free_form"] = "auto"
+    """Who writes the rewards: ``structured``, the model ranks the env's objectives by
+    likelihood and the code compiles each in turn to reward code (what a small model can
+    do; :mod:`langmarl.p2p.design.structured`); ``free_form``, the model writes and revises
+    reward code (for capable models); ``auto``, structured when the model can rank options
+    (a local model), else free-form."""
     elaborate: bool = True
     """Turn the intent into measurable criteria first (one LLM call)."""
     review: bool = True

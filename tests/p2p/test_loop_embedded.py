@@ -24,6 +24,8 @@ def test_two_iterations_with_every_stage_on_the_embedded_model_end_with_a_valid_
     )
     config = LoopConfig(
         env_id="InvertedPendulum-v5", max_iterations=2, pass_threshold=1.0, max_fix_attempts=1,
+        author="free_form",  # the free-form path's every stage (tests/p2p/test_structured.py:
+        # the structured author on the embedded model)
         total_timesteps=256,
         train={"num_steps": 128, "n_epochs": 1, "num_evals": 1, "eval_episodes": 1,
                "max_episode_steps": 50, "record_video": False},

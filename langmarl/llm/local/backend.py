@@ -71,6 +71,27 @@ class LocalBackend:
             on_text=on_text,
         )
 
+    def option_logprobs(self, prefix: str, options: list[str]) -> list[float]:
+        """Each option's mean token log-probability after ``prefix``, on the engine's worker
+        thread (:mod:`langmarl.llm.local.scoring`).
+
+        Raises:
+            LLMError: for the ct2 engine (no torch model to score with), bad options, or a
+                failed model call.
+        """
+        from langmarl.llm.local.scoring import option_logprobs
+
+        engine = self.engine
+        if engine.engine_kind == "ct2":
+            fix = "the ct2 engine cannot score options: use engine w16 or transformers"
+            raise LLMError(self.endpoint, engine.model_name, fix)
+        try:
+            return engine.call(
+                lambda model, tokenizer: option_logprobs(model, tokenizer, prefix, options)
+            ).result()
+        except ValueError as exc:
+            raise LLMError(self.endpoint, engine.model_name, str(exc)) from None
+
     async def complete(self, request: ChatRequest) -> ChatResult:
         # Loading and tokenizing can take seconds on first use: keep them off the event loop.
         job = await asyncio.to_thread(self.job, request)

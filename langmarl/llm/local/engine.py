@@ -49,6 +49,14 @@ class _Pending:
     streamed: bool = False  # some text already went to the job's on_text
 
 
+@dataclass
+class _Call:
+    """A function of ``(model, tokenizer)`` to run on the worker thread, between batches."""
+
+    fn: Callable[[Any, Any], Any]
+    future: concurrent.futures.Future[Any]
+
+
 LOAD_LOCK = threading.Lock()
 """Held while an engine loads its model. Two engines loading at once (two agents, each on
 its own MAGRPO checkpoint) left parameters on the meta device — "Cannot copy out of meta
@@ -96,7 +104,8 @@ class LocalEngine:
         self.tokenizer: Any = None
         self.context_length = 0
         self.batches = 0
-        self._queue: queue.Queue[_Pending | None] = queue.Queue()
+        self._queue: queue.Queue[_Pending | _Call | None] = queue.Queue()
+        self._held: _Call | None = None  # met while collecting a batch: runs right after it
         self._thread: threading.Thread | None = None
         self._start_lock = threading.Lock()
 
@@ -209,6 +218,14 @@ class LocalEngine:
         self._queue.put(pending)
         return future
 
+    def call(self, fn: Callable[[Any, Any], Any]) -> concurrent.futures.Future[Any]:
+        """Run ``fn(model, tokenizer)`` on the worker thread, the only one that runs the model
+        (between batches); the future holds its result or its exception."""
+        self.start()
+        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        self._queue.put(_Call(fn, future))
+        return future
+
     def queued(self) -> int:
         """Jobs submitted and not yet taken into a batch."""
         return self._queue.qsize()
@@ -228,17 +245,35 @@ class LocalEngine:
             if item is None:
                 self._queue.put(None)  # let the outer loop see the stop signal
                 break
+            if isinstance(item, _Call):
+                self._held = item
+                break
             batch.append(item)
         return batch
 
     def _work(self) -> None:
         while True:
-            first = self._queue.get()
+            first = self._held or self._queue.get()
+            self._held = None
             if first is None:
                 return
+            if isinstance(first, _Call):
+                self._run_call(first)
+                continue
             batch = [p for p in self._collect(first) if p.future.set_running_or_notify_cancel()]
             if batch:
                 self._run_batch(batch)
+
+    def _run_call(self, call: _Call) -> None:
+        if not call.future.set_running_or_notify_cancel():
+            return
+        try:
+            with self._working():
+                result = call.fn(self.model, self.tokenizer)
+        except Exception as exc:
+            call.future.set_exception(exc)
+        else:
+            call.future.set_result(result)
 
     def _run_batch(self, batch: list[_Pending]) -> None:
         """Generate ``batch`` and resolve each future with its own output or error."""
