@@ -5,6 +5,7 @@ Needs only Python 3.11+ on the machine:
 
     python3 dev.py quickstart   # install everything, then train two agents on the embedded model
     python3 dev.py quickstart --space language   # the same task in language space
+    python3 dev.py quickstart --space reward     # reward space: an intent on MuJoCo
     python3 dev.py test         # install everything, then lint, type-check and run all tests
 
 `python3 dev.py setup` only installs. The install is skipped when pyproject.toml and this
@@ -40,6 +41,10 @@ QUICKSTART = ["magrpo", "train", "configs/magrpo/quickstart.json"]
 # of candidates whose demonstrations come from the run's own episodes — then the held-out
 # comparison of the starting and the best policies.
 LANGUAGE_QUICKSTART = ["train", "configs/poster_pool.json"]
+# `--space reward`: reward space on the embedded model — it ranks the cheetah's objectives for
+# the intent, PPO trains the compiled reward, and the case's check scores the policy against
+# one trained on the environment's own reward at the same budget (the last line).
+REWARD_QUICKSTART = ["p2p", "run", "make the cheetah run backwards", "configs/p2p/quickstart.yaml"]
 
 
 def run(*cmd: str | Path, env: dict[str, str] | None = None) -> None:
@@ -153,6 +158,10 @@ def main(argv: list[str]) -> None:
             run(BIN / "langmarl", *LANGUAGE_QUICKSTART, *sets, *rest[2:])
             run(BIN / "langmarl", "plot", f"runs/{name}")  # curves.png: the pool per round
             run(BIN / "langmarl", "eval", f"runs/{name}")  # ends with the held-out line
+            return
+        if rest[:2] == ["--space", "reward"]:
+            sets = ["--set", f"run_id=reward-quickstart-{stamp}"]
+            run(BIN / "langmarl", *REWARD_QUICKSTART, *sets, *rest[2:])
             return
         if rest[:2] == ["--space", "weights"]:
             rest = rest[2:]

@@ -187,19 +187,33 @@ def _report(result: Any, session_dir: Path) -> None:
         raise typer.Exit(1)
 
 
+def _bounds(interval: Any) -> str:
+    return "n/a" if interval.low is None else f"[{interval.low:.2f}, {interval.high:.2f}]"
+
+
 def _check_line(result: Any) -> str:
-    """``Intent score (check): 0.82 at iter_2 (n=5 episodes; 95% CI [0.71, 0.93]; judges
-    0.40)`` (``judges: no score`` when no judge replied with one), or that the check scored
-    no iteration."""
+    """The session's last line when a check scores it::
+
+        Intent score: 0.00 → 1.00 (n=5 episodes, check; 95% CI [0.00, 0.43] → [0.57, 1.00];
+        the env's own reward → iter_1; judges: no score)
+
+    with a baseline (``LoopConfig.baseline``), else ``Intent score (check): 1.00 at iter_1
+    (n=5 episodes; 95% CI [0.57, 1.00]; judges 0.40)``; or that the check scored nothing."""
     best = next((s for s in result.iterations if s.iteration == result.best_iteration), None)
     if best is None or best.interval is None:
         return "Intent score (check): none (the check scored no iteration; see each judgment.json)"
     interval, judges = best.interval, best.judge_score
-    bounds = "n/a" if interval.low is None else f"[{interval.low:.2f}, {interval.high:.2f}]"
     beside = "judges: no score" if judges is None else f"judges {judges:.2f}"
+    baseline = result.baseline.interval if result.baseline is not None else None
+    if baseline is None:
+        return (
+            f"Intent score (check): {interval.mean:.2f} at {best.iteration_id} "
+            f"(n={interval.n} episodes; 95% CI {_bounds(interval)}; {beside})"
+        )
     return (
-        f"Intent score (check): {interval.mean:.2f} at {best.iteration_id} "
-        f"(n={interval.n} episodes; 95% CI {bounds}; {beside})"
+        f"Intent score: {baseline.mean:.2f} → {interval.mean:.2f} (n={interval.n} episodes, "
+        f"check; 95% CI {_bounds(baseline)} → {_bounds(interval)}; the env's own reward → "
+        f"{best.iteration_id}; {beside})"
     )
 
 

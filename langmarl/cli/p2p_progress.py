@@ -4,13 +4,14 @@ The loop has no progress hooks, and needs none: every step it takes leaves a fil
 :mod:`langmarl.p2p.records`), so a thread polls the session directory and drives two
 rich bars — iterations judged, and the current iteration's phase with PPO's timesteps::
 
-    no iter_N yet                      writing the reward (LLM)
+    no iter_N yet                      writing the reward (LLM), or, while ``baseline/``
+                                       trains, training the env's own reward (baseline)
     iter_N, no scalars yet             validating the reward, starting PPO
     scalars, no summary.json           training PPO           (timesteps done / total)
     summary.json, no outcome.json      judging
     outcome.json                       revising the reward (LLM), or, after the last
-                                       iteration (passed, or max_iterations),
-                                       analysing the session
+                                       iteration (passed — by the check when the session
+                                       has one — or max_iterations), analysing the session
 
 Iterations are numbered from 1, as the ``iter_N`` directories and the report are.
 """
@@ -50,6 +51,12 @@ def session_phase(session_dir: Path, max_iterations: int | None = None) -> Phase
     )
     judged = sum((session_dir / f"iter_{n}" / "outcome.json").is_file() for n in numbers)
     if not numbers:
+        baseline = session_dir / "baseline"
+        scalars = list(baseline.rglob("scalars.jsonl"))
+        if baseline.is_dir() and not (session_dir / "iter_1").exists():
+            done = sum(_last_step(path) for path in scalars) // max(len(scalars), 1)
+            total = _run_total(baseline)
+            return Phase(0, "training the env's own reward (baseline)", done, total)
         return Phase(0, "writing the reward (LLM)")
     current = numbers[-1]
     it = session_dir / f"iter_{current}"
@@ -67,10 +74,23 @@ def session_phase(session_dir: Path, max_iterations: int | None = None) -> Phase
 
 
 def _passed(it: Path) -> bool:
+    """Whether iteration ``it`` passed: by its check when it has one, else its judgment."""
     try:
+        check = json.loads((it / "outcome.json").read_text(encoding="utf-8")).get("check")
+        if isinstance(check, dict):
+            return check.get("passed") is True
         return json.loads((it / "judgment.json").read_text(encoding="utf-8"))["passed"] is True
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return False
+
+
+def _run_total(run_dir: Path) -> int | None:
+    """The total timesteps of the first run's ``config.json`` under ``run_dir``."""
+    for config in sorted(run_dir.rglob("config.json")):
+        total = _total_timesteps(config.parent)
+        if total is not None:
+            return total
+    return None
 
 
 def _last_step(path: Path) -> int:

@@ -231,4 +231,7 @@ class LoopResult(BaseModel):
     """The structured author's order of the env's objectives for the intent (most likely
     first): iteration k trains the k-th until one passes (empty: free-form author)."""
     scored_by: Literal["judges", "check"] = "judges"
+    baseline: CheckResult | None = None
+    """The check's score of a policy trained on the environment's own reward at the session's
+    budget (``LoopConfig.baseline``): what a user gets without reward design."""
     """What the iterations' scores come from: the LLM judges, or the session's check."""

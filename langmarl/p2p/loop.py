@@ -30,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import secrets
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -75,6 +76,8 @@ Trainer = Callable[[IterationRecord, Path, list[TrainConfig], list[int]], Iterat
 trainer whose runs may outlive a killed session also has ``stop_leftovers(iteration)``,
 called before an iteration is trained (again)."""
 JOBS_TRAINER = "langmarl.jobs.fanout:JobsTrainer"
+BASELINE_DIR = "baseline"
+"""The session's baseline run: the environment's own reward (``LoopConfig.baseline``)."""
 """The trainer of ``backend`` local and ray (jobs sit above the spaces: named, not imported)."""
 
 
@@ -192,6 +195,26 @@ class Session:
         if not validation.ok:
             return None
         return IterationInputs(source, reward_spec(validation, "fallback"), config)
+
+    def train_baseline(self) -> None:
+        """The environment's own reward, trained at iteration 1's budget and scored by the
+        check (``LoopConfig.baseline``), into ``baseline/`` and the history; a killed
+        attempt is trained again from scratch."""
+        it = IterationRecord(self.record.path / BASELINE_DIR, self.record.redact)
+        shutil.rmtree(it.path, ignore_errors=True)
+        it.path.mkdir(parents=True)
+        it.save_reward_source(author.fallback_reward(self.spec))
+        config = self.config.train_config()
+        self.record.touch_heartbeat()
+        configs = self.config.train_configs(config)
+        aggregation = self.trainer(it, it.reward_fn_path, configs, list(self.config.seeds))
+        if aggregation.runs:
+            result = self.run_check(it, run_record(it, aggregation).trajectory_path, config)
+        else:
+            errors = "; ".join(f"{k}: {v}" for k, v in aggregation.errors.items()) or "no runs"
+            result = CheckResult(reason=f"training the environment's own reward failed: {errors}")
+        self.result.baseline = result
+        self.commit()
 
     def train_and_judge(self, it: IterationRecord, config: TrainConfig) -> IterationOutcome | str:
         """Train on the iteration's reward and judge it; an error message if no run finished."""
@@ -319,6 +342,8 @@ class Session:
         if not self.prepared:
             self.prepare()
             self.commit()
+        if self.config.baseline and self.check is not None and self.result.baseline is None:
+            self.train_baseline()
         if not self.result.iterations:
             first = self.first_reward()
             if first is None:

@@ -53,6 +53,10 @@ class LoopConfig(BaseModel):
     and decides whether the session passes, and the judges' verdict is recorded beside it.
     The session keeps a copy (``check.py``); a broken file stops the session before it
     starts, in one line."""
+    baseline: bool = False
+    """Before iteration 1, train the environment's own reward at the same budget (config and
+    seeds) and score it with the check (``baseline/`` in the session): the final line then
+    reads "Intent score: <env reward> → <best>". Needs ``check``."""
     synthesis: Literal["mean", "veto", "llm"] = "mean"
     """How the judges' scores become the iteration's: their mean; the lowest (any judge
     below ``pass_threshold`` vetoes); or the LLM reconciles the verdicts
@@ -122,6 +126,11 @@ class LoopConfig(BaseModel):
                     f"train.{key} is set: {key} is a top-level field of the session, "
                     f"move it out of train ({key}={self.train[key]!r})"
                 )
+        if self.baseline and self.check is None:
+            raise ValueError(
+                "baseline is true but no check is set: the baseline is the check's score of "
+                "the environment's own reward; give check (a check file) or drop baseline"
+            )
         if self.ray_address is not None and self.backend != "ray":
             raise ValueError(
                 f"ray_address is set but backend is {self.backend!r}: set backend=ray "

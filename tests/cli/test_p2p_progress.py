@@ -38,3 +38,24 @@ def test_seed_runs_of_one_iteration_are_averaged(tmp_path: Path) -> None:
         path.write_text(json.dumps({"step": step}) + "\n")
     phase = session_phase(tmp_path)
     assert (phase.iteration, phase.done, phase.total) == (3, 200, None)
+
+
+def test_a_baseline_trains_before_iteration_1_and_a_check_says_who_passed(tmp_path: Path) -> None:
+    baseline = tmp_path / "baseline"
+    baseline.mkdir()
+    assert session_phase(tmp_path) == Phase(0, "training the env's own reward (baseline)")
+    (baseline / "config.json").write_text(json.dumps({"total_timesteps": 4096}))
+    (baseline / "metrics").mkdir()
+    (baseline / "metrics" / "scalars.jsonl").write_text(json.dumps({"step": 1024}) + "\n")
+    assert session_phase(tmp_path) == Phase(
+        0, "training the env's own reward (baseline)", 1024, 4096
+    )
+    it = tmp_path / "iter_1"
+    it.mkdir()
+    assert session_phase(tmp_path).label == "validating the reward, starting PPO"
+    (it / "judgment.json").write_text('{"passed": false}')  # the judges' verdict
+    (it / "outcome.json").write_text('{"check": {"passed": true}}')  # the check decides
+    assert session_phase(tmp_path, max_iterations=3).label == "analysing the session"
+    (it / "outcome.json").write_text('{"check": {"passed": false}}')
+    (it / "judgment.json").write_text('{"passed": true}')
+    assert session_phase(tmp_path, max_iterations=3).label == "revising the reward (LLM)"

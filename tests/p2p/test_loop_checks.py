@@ -197,3 +197,52 @@ def test_the_final_line_gives_the_check_and_the_judges_beside(tmp_path: Path) ->
                         trainer=Velocities([-0.5]), check=check_file(tmp_path),
                         max_iterations=1)  # fmt: skip
     assert re.fullmatch(line + r"judges 0\.40\)", _check_line(result))
+
+
+def test_a_baseline_scores_the_envs_own_reward_first_and_the_last_line_compares(
+    tmp_path: Path,
+) -> None:
+    import re
+
+    from langmarl.cli.p2p_commands import _check_line
+
+    trainer = Velocities([0.5, -0.9])  # the env's own reward runs forward; iteration 1 back
+    result, _, session = _run(tmp_path / "runs", ScriptedLLM(judged(["SCORE: 0.2"])),
+                              trainer=trainer, check=check_file(tmp_path), baseline=True,
+                              max_iterations=1)  # fmt: skip
+    assert "forward" in trainer.calls[0][0] and "Fallback template" in trainer.calls[0][0]
+    assert result.baseline is not None and result.baseline.score == 0.0
+    assert (session.path / "baseline" / "reward_fn.py").is_file()
+    assert [s.iteration for s in result.iterations] == [1]  # the baseline is no iteration
+    line = _check_line(result)
+    assert re.fullmatch(
+        r"Intent score: 0\.00 → 0\.91 \(n=3 episodes, check; 95% CI \[0\.00, 0\.\d\d\] → "
+        r"\[0\.\d\d, 0\.\d\d\]; the env's own reward → iter_1; judges 0\.20\)",
+        line,
+    ), line
+
+
+def test_a_killed_baseline_is_trained_again_and_a_finished_one_is_kept(tmp_path: Path) -> None:
+    path = check_file(tmp_path)
+    with pytest.raises(Killed):  # killed while training the baseline
+        _run(tmp_path / "a", ScriptedLLM(judged(["SCORE: 0.2"])),
+             trainer=Velocities([0.5], kill_on=1), check=path, baseline=True)  # fmt: skip
+    (session_dir,) = (tmp_path / "a").iterdir()
+    trainer = Velocities([0.5, -0.9])
+    result = _resume(SessionRecord(session_dir), trainer, ScriptedLLM(judged(["SCORE: 0.2"])))
+    assert len(trainer.calls) == 2 and result.baseline is not None  # baseline, then iter_1
+    with pytest.raises(Killed):  # killed in iteration 1, after the baseline
+        _run(tmp_path / "b", ScriptedLLM(judged(["SCORE: 0.2"])),
+             trainer=Velocities([0.5], kill_on=2), check=path, baseline=True)  # fmt: skip
+    (session_dir,) = (tmp_path / "b").iterdir()
+    trainer = Velocities([-0.9])
+    result = _resume(SessionRecord(session_dir), trainer, ScriptedLLM(judged(["SCORE: 0.2"])))
+    assert len(trainer.calls) == 1 and "Fallback template" not in trainer.calls[0][0]
+    assert result.baseline is not None and result.baseline.score == 0.0
+
+
+def test_a_baseline_needs_a_check() -> None:
+    from langmarl.p2p.loop import LoopConfig
+
+    with pytest.raises(ValueError, match="baseline is true but no check is set"):
+        LoopConfig(baseline=True)

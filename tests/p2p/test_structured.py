@@ -182,12 +182,14 @@ def test_the_embedded_model_ranks_through_the_engine_as_fp32_does() -> None:
 @pytest.mark.slow
 def test_a_structured_session_on_the_embedded_model_trains_and_is_checked(tmp_path: Path) -> None:
     """The embedded model ranks the cheetah's objectives, the compiled rewards validate and
-    train in the sandbox (real PPO, a tiny budget), the check scores each iteration."""
+    train in the sandbox (real PPO, a tiny budget), the check scores each iteration and the
+    baseline (the env's own reward at the same budget)."""
     llm = LLMClient(LLMConfig.from_preset("local"), role="p2p")
     config = LoopConfig(
         env_id="HalfCheetah-v5", max_iterations=2, pass_threshold=1.0, total_timesteps=256,
         elaborate=False, review=False, code_judge=False, summary_judge=False, analyze=False,
-        check=check_file(tmp_path), train={"num_steps": 128, "n_epochs": 1, "num_evals": 1,
+        check=check_file(tmp_path), baseline=True,
+        train={"num_steps": 128, "n_epochs": 1, "num_evals": 1,
         "eval_episodes": 2, "max_episode_steps": 50, "record_video": False},
     )  # fmt: skip
     result = run_loop("make the cheetah run backwards", config, llm=llm, runs_dir=tmp_path)
@@ -200,3 +202,5 @@ def test_a_structured_session_on_the_embedded_model_trains_and_is_checked(tmp_pa
         assert step.interval is not None and step.interval.n == 2  # the check's, per episode
         assert step.intent_score is not None and 0.0 <= step.intent_score <= 1.0
     assert result.scored_by == "check" and result.best_iteration in (1, 2)
+    baseline = result.baseline  # the env's own reward, trained and checked alike
+    assert baseline is not None and baseline.interval is not None and baseline.interval.n == 2
