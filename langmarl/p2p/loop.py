@@ -30,7 +30,6 @@ from __future__ import annotations
 import dataclasses
 import logging
 import secrets
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -51,7 +50,7 @@ from langmarl.p2p.contracts import (
     RewardOrigin,
     RewardSpec,
 )
-from langmarl.p2p.design import catalog, checks, structured
+from langmarl.p2p.design import baseline, checks, structured
 from langmarl.p2p.env_specs import MujocoEnvSpec, get_env_spec
 from langmarl.p2p.executor import run_record, train_runs
 from langmarl.p2p.guardrails import check_guardrails, plateau
@@ -76,8 +75,6 @@ Trainer = Callable[[IterationRecord, Path, list[TrainConfig], list[int]], Iterat
 trainer whose runs may outlive a killed session also has ``stop_leftovers(iteration)``,
 called before an iteration is trained (again)."""
 JOBS_TRAINER = "langmarl.jobs.fanout:JobsTrainer"
-BASELINE_DIR = "baseline"
-"""The session's baseline run: the environment's own reward (``LoopConfig.baseline``)."""
 """The trainer of ``backend`` local and ray (jobs sit above the spaces: named, not imported)."""
 
 
@@ -159,11 +156,8 @@ class Session:
         tried = sum(s.reward_origin == "structured" for s in self.result.iterations)
         if tried >= len(self.result.objectives):
             return None
-        by_name = {o.name: o for o in catalog.objectives(self.spec.env_id)}
-        proposal = catalog.objective_proposal(
-            self.spec.env_id, by_name[self.result.objectives[tried]]
-        )
-        source = catalog.compile_for_env(proposal)
+        name = self.result.objectives[tried]
+        proposal, source = structured.compile_objective(self.spec.env_id, name)
         validation = self.validator(source, self.spec.env_id)
         if not validation.ok:  # the catalog's own code: a bug, said as one
             raise RuntimeError(f"compiled proposal {proposal.describe()!r} failed validation: "
@@ -197,22 +191,15 @@ class Session:
         return IterationInputs(source, reward_spec(validation, "fallback"), config)
 
     def train_baseline(self) -> None:
-        """The environment's own reward, trained at iteration 1's budget and scored by the
-        check (``LoopConfig.baseline``), into ``baseline/`` and the history; a killed
-        attempt is trained again from scratch."""
-        it = IterationRecord(self.record.path / BASELINE_DIR, self.record.redact)
-        shutil.rmtree(it.path, ignore_errors=True)
-        it.path.mkdir(parents=True)
-        it.save_reward_source(author.fallback_reward(self.spec))
+        """The environment's own reward at iteration 1's budget, scored by the check, into
+        ``baseline/`` and the history (:mod:`~langmarl.p2p.design.baseline`)."""
         config = self.config.train_config()
         self.record.touch_heartbeat()
-        configs = self.config.train_configs(config)
-        aggregation = self.trainer(it, it.reward_fn_path, configs, list(self.config.seeds))
-        if aggregation.runs:
-            result = self.run_check(it, run_record(it, aggregation).trajectory_path, config)
-        else:
-            errors = "; ".join(f"{k}: {v}" for k, v in aggregation.errors.items()) or "no runs"
-            result = CheckResult(reason=f"training the environment's own reward failed: {errors}")
+        result = baseline.train_baseline(
+            IterationRecord(self.record.path / baseline.BASELINE_DIR, self.record.redact),
+            self.spec, self.trainer, self.config.train_configs(config), list(self.config.seeds),
+            lambda it, trajectory: self.run_check(it, trajectory, config) or CheckResult(),
+        )  # fmt: skip
         self.result.baseline = result
         self.commit()
 
@@ -285,14 +272,9 @@ class Session:
         check), recorded as the iteration's ``checked`` event."""
         if self.check is None:
             return None
-        if trajectory is None or trajectory.suffix != ".npz":
-            result = CheckResult(reason="the judged run saved no evaluation episodes")
-        else:
-            episodes = judge.load_episodes(trajectory)
-            horizon = config.max_episode_steps or checks.DEFAULT_HORIZON
-            result = checks.run_check(
-                self.check, episodes, self.config.pass_threshold, horizon=horizon
-            )
+        result = checks.score_run(
+            self.check, trajectory, self.config.pass_threshold, config.max_episode_steps
+        )
         self.record.run.event(
             "checked", iteration=it.iteration_id, score=result.score, passed=result.passed,
             episodes=result.episodes, reason=result.reason,

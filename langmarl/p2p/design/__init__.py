@@ -3,4 +3,10 @@
 - :mod:`~langmarl.p2p.design.checks`: a check, a person's ground truth for an intent
   (``check(trajectory, summary) -> float`` in [0, 1]), run confined on a trained run's
   evaluation episodes; with a check, its score decides instead of the LLM judges.
+- :mod:`~langmarl.p2p.design.catalog` and :mod:`~langmarl.p2p.design.proposals`: per env,
+  the quantities a reward may read and the objectives over them; proposals compiled to
+  reward code.
+- :mod:`~langmarl.p2p.design.structured`: the structured author, where the model ranks the
+  objectives by likelihood.
+- :mod:`~langmarl.p2p.design.baseline`: the env's own reward at the session's budget, checked.
 """

@@ -153,6 +153,19 @@ def run_check(
     return _scored(report.get("scores"), len(episodes), pass_threshold)
 
 
+def score_run(
+    source: str, trajectory: Path | None, pass_threshold: float, horizon: int | None
+) -> CheckResult:
+    """The check on every evaluation episode a run saved (``trajectory``: its latest
+    ``trajectory_<step>.npz``; None, or an older ``.jsonl``, gives no score)."""
+    from langmarl.p2p.judge import load_episodes
+
+    if trajectory is None or trajectory.suffix != ".npz":
+        return CheckResult(reason="the judged run saved no evaluation episodes")
+    return run_check(source, load_episodes(trajectory), pass_threshold,
+                     horizon=horizon or DEFAULT_HORIZON)  # fmt: skip
+
+
 def _scored(scores: Any, expected: int, pass_threshold: float) -> CheckResult:
     """The result of the harness's ``scores``, held to what the harness promises (the line
     may have been printed by the check itself)."""

@@ -15,7 +15,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from langmarl.p2p.design.catalog import Objective, objective_proposal, objectives
+from langmarl.p2p.design.catalog import (
+    Objective,
+    compile_for_env,
+    objective_proposal,
+    objectives,
+)
 from langmarl.p2p.design.proposals import Proposal
 
 if TYPE_CHECKING:
@@ -42,6 +47,18 @@ def rank_objectives(llm: LLMClient, intent: str, env_id: str) -> list[tuple[Obje
     scores = llm.option_logprobs(prefix, [o.phrase for o in choices])
     order = sorted(range(len(choices)), key=lambda i: -scores[i])
     return [(choices[i], scores[i]) for i in order]
+
+
+def compile_objective(env_id: str, name: str) -> tuple[Proposal, str]:
+    """The proposal of ``env_id``'s objective ``name`` and the reward code compiled from it.
+
+    Raises:
+        ConfigError: for an env without a catalog.
+        KeyError: for an objective the env does not have.
+    """
+    by_name = {o.name: o for o in objectives(env_id)}
+    proposal = objective_proposal(env_id, by_name[name])
+    return proposal, compile_for_env(proposal)
 
 
 def ranked_proposals(llm: LLMClient, intent: str, env_id: str) -> list[Proposal]:

@@ -1,0 +1,43 @@
+"""The baseline of a session with a check (``LoopConfig.baseline``): the environment's own
+reward terms (the fallback template), trained at the session's budget, configs and seeds,
+and scored by the check. It is what a user gets without reward design, and the first figure
+of the session's last line ("Intent score: <env reward> → <best>")."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+from langmarl.p2p.author import fallback_reward
+from langmarl.p2p.contracts import CheckResult, IterationAggregation
+from langmarl.p2p.env_specs import MujocoEnvSpec
+from langmarl.p2p.executor import run_record
+from langmarl.p2p.records import IterationRecord
+from langmarl.p2p.train_config import TrainConfig
+
+BASELINE_DIR = "baseline"
+"""The baseline's directory in the session (not an ``iter_N``: no iteration of the loop)."""
+Train = Callable[[IterationRecord, Path, list[TrainConfig], list[int]], IterationAggregation]
+Score = Callable[[IterationRecord, Path | None], CheckResult]
+"""``score(record, trajectory)``: the session's check on the run's episodes."""
+
+
+def train_baseline(
+    record: IterationRecord,
+    spec: MujocoEnvSpec,
+    train: Train,
+    configs: list[TrainConfig],
+    seeds: list[int],
+    score: Score,
+) -> CheckResult:
+    """Train the env's own reward into ``record`` (emptied first: a killed attempt starts
+    over) and score the judged run; a training failure is the result's reason."""
+    shutil.rmtree(record.path, ignore_errors=True)
+    record.path.mkdir(parents=True)
+    record.save_reward_source(fallback_reward(spec))
+    aggregation = train(record, record.reward_fn_path, configs, seeds)
+    if not aggregation.runs:
+        errors = "; ".join(f"{k}: {v}" for k, v in aggregation.errors.items()) or "no runs"
+        return CheckResult(reason=f"training the environment's own reward failed: {errors}")
+    return score(record, run_record(record, aggregation).trajectory_path)
