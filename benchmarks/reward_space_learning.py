@@ -15,7 +15,7 @@ the reference does not beat the fallback). One candidate per arm: this measures 
 model's ranking picks the right objective, not a search.
 
     python benchmarks/reward_space_learning.py [--timesteps 30000] [--seeds 1 2 3]
-        [--cases N] [--out runs/reward_space_learning.json]
+        [--cases N] [--only WORD ...] [--out runs/reward_space_learning.json]
 """
 
 from __future__ import annotations
@@ -132,6 +132,8 @@ def main() -> None:
     parser.add_argument("--timesteps", type=int, default=30_000)
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--cases", type=int, default=None, help="the first N cases only")
+    only = "only the cases whose instruction holds one of these words"
+    parser.add_argument("--only", nargs="+", default=None, help=only)
     parser.add_argument("--parallel", type=int, default=2, help="training processes at once")
     parser.add_argument("--out", type=Path, default=ROOT / "runs" / "reward_space_learning.json")
     args = parser.parse_args()
@@ -140,6 +142,8 @@ def main() -> None:
     from langmarl.p2p.design.structured import rank_objectives
 
     cases = read_cases(CASES)[: args.cases]
+    if args.only:
+        cases = [c for c in cases if any(word in c.instruction for word in args.only)]
     llm = LLMClient(LLMConfig.from_preset("local"), role="p2p")
     ranked = {}
     for case in cases:
