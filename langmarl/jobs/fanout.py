@@ -41,7 +41,7 @@ logger = logging.getLogger(__name__)
 
 
 class JobsTrainer:
-    """A session's trainer (:data:`langmarl.p2p.loop.Trainer`) for ``backend`` local or ray:
+    """A session's trainer (:data:`langmarl.p2p.trainers.Trainer`) for ``backend`` local or ray:
     each config x seed a job (:func:`train_as_jobs`)."""
 
     def __init__(self, config: LoopConfig) -> None:

@@ -36,29 +36,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from langmarl.core.entry_points import load_entry_point
 from langmarl.core.errors import ConfigError
 from langmarl.core.secrets import Redactor, environment_secrets, llm_secrets, redacting_logs
 from langmarl.p2p import author, judge, reviser
 from langmarl.p2p.contracts import (
     CheckResult,
-    IterationAggregation,
     IterationOutcome,
     IterationResult,
     JudgeScore,
     LoopResult,
-    RewardOrigin,
-    RewardSpec,
 )
 from langmarl.p2p.design import baseline, checks, structured
 from langmarl.p2p.env_specs import MujocoEnvSpec, get_env_spec
-from langmarl.p2p.executor import run_record, train_runs
+from langmarl.p2p.executor import run_record
 from langmarl.p2p.guardrails import check_guardrails, plateau
 from langmarl.p2p.loop_config import LoopConfig
 from langmarl.p2p.records import IterationInputs, IterationRecord, SessionRecord
 from langmarl.p2p.synthesis import synthesize
 from langmarl.p2p.train_config import TrainConfig
-from langmarl.p2p.validation import ValidationResult, validate_reward_code
+from langmarl.p2p.trainers import Trainer, default_trainer, default_validator
+from langmarl.p2p.validation import ValidationResult, reward_spec
 
 if TYPE_CHECKING:
     from langmarl.llm.client import LLMClient
@@ -70,27 +67,10 @@ __all__ = [  # LoopConfig lives in loop_config; importing it from here keeps wor
     "new_session_id", "reward_spec", "run_loop", "session_clients", "track_best",
 ]  # fmt: skip
 
-Trainer = Callable[[IterationRecord, Path, list[TrainConfig], list[int]], IterationAggregation]
-"""(iteration, reward file, configs, seeds) -> aggregation; executor processes by default. A
-trainer whose runs may outlive a killed session also has ``stop_leftovers(iteration)``,
-called before an iteration is trained (again)."""
-JOBS_TRAINER = "langmarl.jobs.fanout:JobsTrainer"
-"""The trainer of ``backend`` local and ray (jobs sit above the spaces: named, not imported)."""
-
 
 def new_session_id() -> str:
     """``session_<utc time>_<random>``."""
     return f"session_{time.strftime('%Y%m%d_%H%M%S', time.gmtime())}_{secrets.token_hex(2)}"
-
-
-def reward_spec(validation: ValidationResult, origin: RewardOrigin) -> RewardSpec:
-    """What a validated reward claims to compute, and who wrote it."""
-    return RewardSpec(
-        latex=validation.latex,
-        terms=validation.terms,
-        description=validation.description,
-        origin=origin,
-    )
 
 
 @dataclass
@@ -148,16 +128,13 @@ class Session:
         return self.config.author == "structured"
 
     def structured_reward(self) -> IterationInputs | None:
-        """The next objective's compiled proposal in the model's order (ranked on first use,
-        kept in the history), or None once every objective was tried."""
-        if not self.result.objectives:
-            ranked = structured.rank_objectives(self.llm, self.intent, self.spec.env_id)
-            self.result.objectives = [objective.name for objective, _ in ranked]
-        tried = sum(s.reward_origin == "structured" for s in self.result.iterations)
-        if tried >= len(self.result.objectives):
+        """The structured author's next objective (:func:`~langmarl.p2p.design.structured.
+        next_objective`), validated, or None once every objective was tried."""
+        following = structured.next_objective(self.llm, self.intent, self.spec.env_id,
+                                              self.result)  # fmt: skip
+        if following is None:
             return None
-        name = self.result.objectives[tried]
-        proposal, source = structured.compile_objective(self.spec.env_id, name)
+        proposal, source = following
         validation = self.validator(source, self.spec.env_id)
         if not validation.ok:  # the catalog's own code: a bug, said as one
             raise RuntimeError(f"compiled proposal {proposal.describe()!r} failed validation: "
@@ -521,29 +498,3 @@ def _finish(record: SessionRecord, result: LoopResult) -> None:
     """Write the final status.json and loop_history.json."""
     record.set_status(result.status, result.error if result.status != "passed" else None)
     record.save_history(result.model_dump())
-
-
-def default_validator(source: str, env_id: str) -> ValidationResult:
-    """The sandboxed :func:`validate_reward_code`."""
-    return validate_reward_code(source, env_id)
-
-
-def default_trainer(config: LoopConfig) -> Trainer:
-    """Executor processes (:func:`train_runs`) with the session's parallelism and timeout,
-    or jobs on the session's backend (:mod:`langmarl.jobs.fanout`)."""
-    if config.backend != "process":
-        return load_entry_point(JOBS_TRAINER, "the jobs trainer")(config)
-
-    def trainer(
-        it: IterationRecord, reward: Path, configs: list[TrainConfig], seeds: list[int]
-    ) -> IterationAggregation:
-        return train_runs(
-            it,
-            reward,
-            configs,
-            seeds,
-            max_parallel=config.max_parallel,
-            timeout_s=config.train_timeout_s,
-        )
-
-    return trainer

@@ -39,6 +39,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from langmarl.p2p.contracts import RewardOrigin, RewardSpec
 from langmarl.sandbox import SandboxLimits, run_python
 
 Stage = Literal["syntax", "imports", "structure", "runtime", "ok"]
@@ -407,3 +408,13 @@ def validate_reward_code(
     if not static.ok:
         return static
     return check_runtime(source, env_id, steps=steps, timeout_s=timeout_s)
+
+
+def reward_spec(validation: ValidationResult, origin: RewardOrigin) -> RewardSpec:
+    """What a validated reward claims to compute, and who wrote it."""
+    return RewardSpec(
+        latex=validation.latex,
+        terms=validation.terms,
+        description=validation.description,
+        origin=origin,
+    )

@@ -10,15 +10,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 from langmarl.p2p.author import fallback_reward
-from langmarl.p2p.contracts import CheckResult, IterationAggregation
+from langmarl.p2p.contracts import CheckResult
 from langmarl.p2p.env_specs import MujocoEnvSpec
 from langmarl.p2p.executor import run_record
 from langmarl.p2p.records import IterationRecord
 from langmarl.p2p.train_config import TrainConfig
+from langmarl.p2p.trainers import Trainer
 
 BASELINE_DIR = "baseline"
 """The baseline's directory in the session (not an ``iter_N``: no iteration of the loop)."""
-Train = Callable[[IterationRecord, Path, list[TrainConfig], list[int]], IterationAggregation]
 Score = Callable[[IterationRecord, Path | None], CheckResult]
 """``score(record, trajectory)``: the session's check on the run's episodes."""
 
@@ -26,7 +26,7 @@ Score = Callable[[IterationRecord, Path | None], CheckResult]
 def train_baseline(
     record: IterationRecord,
     spec: MujocoEnvSpec,
-    train: Train,
+    train: Trainer,
     configs: list[TrainConfig],
     seeds: list[int],
     score: Score,

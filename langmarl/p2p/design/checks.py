@@ -40,7 +40,7 @@ from langmarl.core.errors import ConfigError
 from langmarl.core.intervals import score_interval
 from langmarl.p2p.contracts import CheckResult
 from langmarl.p2p.env_specs import MujocoEnvSpec
-from langmarl.p2p.judge import synthetic_trajectory, trajectory_summary
+from langmarl.p2p.judge import load_episodes, synthetic_trajectory, trajectory_summary
 from langmarl.p2p.validation import code_problems
 from langmarl.sandbox import SandboxLimits, run_python
 
@@ -158,8 +158,6 @@ def score_run(
 ) -> CheckResult:
     """The check on every evaluation episode a run saved (``trajectory``: its latest
     ``trajectory_<step>.npz``; None, or an older ``.jsonl``, gives no score)."""
-    from langmarl.p2p.judge import load_episodes
-
     if trajectory is None or trajectory.suffix != ".npz":
         return CheckResult(reason="the judged run saved no evaluation episodes")
     return run_check(source, load_episodes(trajectory), pass_threshold,

@@ -25,6 +25,7 @@ from langmarl.p2p.design.proposals import Proposal
 
 if TYPE_CHECKING:
     from langmarl.llm.client import LLMClient
+    from langmarl.p2p.contracts import LoopResult
 
 PREFIX = "Intent: {intent}\nSo the robot should"
 """What the objectives' phrases continue (the measured setup: scoring only the part that
@@ -47,6 +48,20 @@ def rank_objectives(llm: LLMClient, intent: str, env_id: str) -> list[tuple[Obje
     scores = llm.option_logprobs(prefix, [o.phrase for o in choices])
     order = sorted(range(len(choices)), key=lambda i: -scores[i])
     return [(choices[i], scores[i]) for i in order]
+
+
+def next_objective(
+    llm: LLMClient, intent: str, env_id: str, result: LoopResult
+) -> tuple[Proposal, str] | None:
+    """The next objective a session tries, as its proposal and compiled code: the model's
+    order for ``intent`` (ranked on first use and kept in ``result.objectives``), skipping
+    those its structured iterations already trained; None once every one was tried."""
+    if not result.objectives:
+        result.objectives = [o.name for o, _ in rank_objectives(llm, intent, env_id)]
+    tried = sum(step.reward_origin == "structured" for step in result.iterations)
+    if tried >= len(result.objectives):
+        return None
+    return compile_objective(env_id, result.objectives[tried])
 
 
 def compile_objective(env_id: str, name: str) -> tuple[Proposal, str]:

@@ -1,0 +1,51 @@
+"""How a session trains and validates its rewards by default: the :data:`Trainer` contract,
+executor processes or jobs on the session's backend, and the sandboxed validator."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from langmarl.core.entry_points import load_entry_point
+from langmarl.p2p.contracts import IterationAggregation
+from langmarl.p2p.executor import train_runs
+from langmarl.p2p.records import IterationRecord
+from langmarl.p2p.train_config import TrainConfig
+from langmarl.p2p.validation import ValidationResult, validate_reward_code
+
+if TYPE_CHECKING:
+    from langmarl.p2p.loop_config import LoopConfig
+
+Trainer = Callable[[IterationRecord, Path, list[TrainConfig], list[int]], IterationAggregation]
+"""(iteration, reward file, configs, seeds) -> aggregation; executor processes by default. A
+trainer whose runs may outlive a killed session also has ``stop_leftovers(iteration)``,
+called before an iteration is trained (again)."""
+JOBS_TRAINER = "langmarl.jobs.fanout:JobsTrainer"
+"""The trainer of ``backend`` local and ray (jobs sit above the spaces: named, not imported)."""
+
+
+def default_validator(source: str, env_id: str) -> ValidationResult:
+    """The sandboxed :func:`validate_reward_code`."""
+    return validate_reward_code(source, env_id)
+
+
+def default_trainer(config: LoopConfig) -> Trainer:
+    """Executor processes (:func:`train_runs`) with the session's parallelism and timeout,
+    or jobs on the session's backend (:mod:`langmarl.jobs.fanout`)."""
+    if config.backend != "process":
+        return load_entry_point(JOBS_TRAINER, "the jobs trainer")(config)
+
+    def trainer(
+        it: IterationRecord, reward: Path, configs: list[TrainConfig], seeds: list[int]
+    ) -> IterationAggregation:
+        return train_runs(
+            it,
+            reward,
+            configs,
+            seeds,
+            max_parallel=config.max_parallel,
+            timeout_s=config.train_timeout_s,
+        )
+
+    return trainer
