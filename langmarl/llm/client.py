@@ -123,7 +123,7 @@ class LLMClient:
                 "a local model (provider local), or ask this model for an answer instead",
             )  # fmt: skip
         scores = score(prefix, options)
-        self._record(len(prefix) // 4 * len(options), 0)  # ~ tokens read; nothing generated
+        self._record(0, 0)  # counted as a call; it generates no tokens
         return [float(s) for s in scores]
 
     def _request(
