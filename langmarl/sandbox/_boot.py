@@ -195,6 +195,19 @@ def _run_target(config: dict[str, Any]) -> None:
         exec(compile(name, "<string>", "exec"), namespace)  # the target itself, already confined
 
 
+def _die_with(parent: int) -> None:
+    """SIGKILL this process when ``parent`` (the supervisor) dies, as the supervisor gets
+    when its own starter dies (``prctl(PR_SET_PDEATHSIG)``, set by ``confine.py``)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux
+        return
+    if os.getppid() != parent:  # it died before the signal was set
+        os._exit(SETUP_FAILED)
+
+
 def main() -> None:
     """Set up every layer (fail closed on a required one), then run the target."""
     config = json.loads(sys.argv[1])
@@ -208,10 +221,13 @@ def main() -> None:
         os._exit(SETUP_FAILED)
     for note in notes:
         status.send("degraded", note)
+    supervisor = os.getpid()
     if mirrors and (child := os.fork()) != 0:
         status.close()
         mods["namespaces"].drop_capabilities()
         _supervise(child, mirrors, config["mirror_interval_s"], mods)
+    if mirrors:
+        _die_with(supervisor)
     for out in mirrors:  # the code gets no descriptor of the real directories
         os.close(out.src)
         os.close(out.dst)

@@ -165,12 +165,30 @@ class Outcome:
     memory_peak_mb: float | None = None
 
 
-def _pin(cores: Sequence[int]) -> Callable[[], None] | None:
-    """What the child runs before exec to stay on ``cores`` (None: no pinning)."""
-    if not cores:
-        return None
+PR_SET_PDEATHSIG = 1
+
+
+def _before_exec(cores: Sequence[int]) -> Callable[[], None]:
+    """What the child runs before exec: SIGKILL when the thread that started it dies (Linux
+    ``prctl(PR_SET_PDEATHSIG)``: a session SIGKILLed mid-training leaves no training process
+    writing on into the run directory its resumed session trains again; the starting
+    thread waits for the process, so it lives as long as the process should), and stay on
+    ``cores`` if any are given."""
     chosen = set(cores)
-    return lambda: os.sched_setaffinity(0, chosen)
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # not Linux: no parent-death signal
+        prctl = None
+
+    def run() -> None:
+        if prctl is not None:
+            prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if chosen:
+            os.sched_setaffinity(0, chosen)
+
+    return run
 
 
 class ConfinedProcess:
@@ -228,7 +246,7 @@ class ConfinedProcess:
                 stderr=stderr,
                 start_new_session=True,
                 pass_fds=(status_write,),
-                preexec_fn=_pin(cores),
+                preexec_fn=_before_exec(cores),
             )
         except OSError as exc:
             os.close(status_read)

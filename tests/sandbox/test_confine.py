@@ -112,3 +112,52 @@ def test_a_confined_process_runs_pinned_to_the_cores_given(tmp_path: Path) -> No
     out, err = process.popen.communicate(timeout=60)
     assert process.finish().returncode == 0, err
     assert out.decode().strip() == f"[{last}]"
+
+
+STARTER = """
+import sys
+from pathlib import Path
+from langmarl.sandbox import SandboxLimits
+from langmarl.sandbox.confine import ConfinedProcess, Confinement, Target
+
+workdir, persisted = Path(sys.argv[1]), Path(sys.argv[2])
+code = "import os, sys, time\\nprint(os.getpid(), flush=True)\\ntime.sleep(120)\\n"
+confinement = Confinement(workdir=workdir, limits=SandboxLimits(timeout_s=300),
+                          persist=(persisted,))
+process = ConfinedProcess.start(Target(kind="code", name=code), confinement)
+print(process.popen.pid, process.popen.stdout.readline().decode().strip(), flush=True)
+process.popen.wait()
+"""
+
+
+def test_a_confined_process_dies_with_the_process_that_started_it(
+    tmp_path: Path, visible_dir: Path
+) -> None:
+    """SIGKILL of the starter (a session killed mid-training) ends the confined process and,
+    with a persisted dir, the forked child running the target: nothing writes on into a run
+    directory that a resumed session trains again."""
+    import os
+    import signal
+    import time
+
+    persisted = visible_dir / "run"
+    persisted.mkdir()
+    starter = subprocess.Popen([sys.executable, "-c", STARTER, str(tmp_path), str(persisted)],
+                               stdout=subprocess.PIPE, text=True)  # fmt: skip
+    assert starter.stdout is not None
+    pids = [int(pid) for pid in starter.stdout.readline().split()]
+    assert len(pids) == 2 and pids[0] != pids[1]  # the supervisor and the target's process
+    starter.send_signal(signal.SIGKILL)
+    starter.wait()
+
+    def alive(pid: int) -> bool:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+        except FileNotFoundError:
+            return False
+        return state != "Z"
+
+    deadline = time.monotonic() + 60  # a safety net: the signal is immediate
+    while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(alive(pid) for pid in pids), [os.getpid(), pids]
