@@ -1,28 +1,31 @@
 """Reward space on the embedded model, every shipped case (issue 38, item 4): the check's score
-of policies trained at one PPO budget on four rewards, side by side in one invocation.
+of the best policy each arm finds at one PPO budget, side by side in one invocation.
 
-    fallback    the environment's own reward terms: what a user gets without reward design
-    random      an objective of the env's term catalog drawn at random (no model), compiled
-    embedded    the objective the embedded model ranks first for the intent, compiled (the
-                structured author's first iteration)
-    reference   the person-written reward (configs/p2p/references)
+    fallback    the environment's own reward terms, trained on as many seeds as a search
+                trains candidates, the best kept by the check: no reward design
+    random      the search (``author: random``): K candidates per iteration drawn at random
+                from the env's term catalog, then variants of the best (no model)
+    embedded    the search (``author: structured``): the embedded model ranks the env's
+                objectives, the top K train, then variants of the best and the next-ranked
+    reference   the person-written reward (configs/p2p/references), one run
 
-Every (case, reward, seed) trains in its own confined executor process (two at a time), and
-the case's check scores every evaluation episode; a run's score is their mean. Per case and
-reward the table gives the mean over the seeds with a 95% t interval, and the embedded
-model's human-normalised score ``(s - s_fallback) / (s_reference - s_fallback)`` (n/a where
-the reference does not beat the fallback). One candidate per arm: this measures whether the
-model's ranking picks the right objective, not a search.
+Both searches are real ``langmarl p2p run`` sessions (the loop, its candidates and its
+check), ``--candidates`` per iteration for ``--iterations`` iterations, one seed each; a
+session stops early only on a perfect check (pass threshold 1.0). Every run trains in its
+own confined executor process, two at a time. Per case and arm the table gives the mean of
+the arm's best score over the seeds with a 95% t interval, and each search's
+human-normalised score ``(s - s_fallback) / (s_reference - s_fallback)`` (n/a where the
+reference does not beat the fallback by 0.05).
 
     python benchmarks/reward_space_learning.py [--timesteps 30000] [--seeds 1 2 3]
-        [--cases N] [--only WORD ...] [--out runs/reward_space_learning.json]
+        [--candidates 2] [--iterations 2] [--cases N] [--only WORD ...]
+        [--out runs/reward_space_learning.json]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import random
 import re
 import sys
 import tempfile
@@ -38,7 +41,7 @@ from machine_load import LoadSampler, print_machine
 from langmarl.core.intervals import score_interval
 from langmarl.p2p.author import fallback_reward
 from langmarl.p2p.bench import BenchCase, read_cases
-from langmarl.p2p.design import catalog, checks
+from langmarl.p2p.design import checks
 from langmarl.p2p.env_specs import get_env_spec
 from langmarl.p2p.executor import train_runs
 from langmarl.p2p.judge import load_episodes
@@ -59,53 +62,73 @@ def train_config(env_id: str, timesteps: int) -> TrainConfig:
     )  # fmt: skip
 
 
-def rewards(case: BenchCase, ranked: str, seed: int) -> dict[str, tuple[str, str]]:
-    """Each arm's ``(what, reward source)`` for one seed."""
-    spec = get_env_spec(case.env_id)
-    by_name = {o.name: o for o in catalog.objectives(case.env_id)}
-    drawn = random.Random(f"{case.instruction}|{seed}").choice(sorted(by_name))
-
-    def compiled(name: str) -> str:
-        return catalog.compile_for_env(catalog.objective_proposal(case.env_id, by_name[name]))
-
-    return {
-        "fallback": ("env terms", fallback_reward(spec)),
-        "random": (drawn, compiled(drawn)),
-        "embedded": (ranked, compiled(ranked)),
-        "reference": (Path(case.reference).name, Path(case.reference).read_text()),
-    }
-
-
-def one_run(
-    work: Path, case: BenchCase, arm: str, seed: int, source: str, timesteps: int
-) -> dict[str, Any]:
+def one_run(work: Path, case: BenchCase, arm: str, seed: int, source: str,
+            timesteps: int) -> dict[str, Any]:  # fmt: skip
     """Train one reward on one seed and score the run's episodes with the case's check."""
     slug = re.sub(r"\W+", "_", case.instruction)
     it = IterationRecord(work / f"{case.env_id}-{slug}-{arm}-{seed}")
     it.path.mkdir(parents=True)
     reward = it.path / "reward_fn.py"
     reward.write_text(source)
-    began = time.monotonic()
     aggregation = train_runs(it, reward, [train_config(case.env_id, timesteps)], [seed],
                              max_parallel=1, timeout_s=1800)  # fmt: skip
-    row: dict[str, Any] = {"case": case.instruction, "arm": arm, "seed": seed,
-                           "seconds": round(time.monotonic() - began, 1)}  # fmt: skip
     trajectory = it.trajectory_path
     if not aggregation.runs or trajectory is None:
-        return row | {"score": None, "error": str(aggregation.errors)[:300]}
-    result = checks.run_check(checks.read_check(case.check), load_episodes(trajectory), 0.7,
+        return {"score": None, "error": str(aggregation.errors)[:300], "steps": 0}
+    result = checks.run_check(checks.read_check(case.check), load_episodes(trajectory), 1.0,
                               horizon=HORIZON)  # fmt: skip
-    return row | {
-        "score": result.score,
-        "error": result.reason or None,
-        "env_return": aggregation.runs[next(iter(aggregation.runs))].final_env_return,
-    }
+    steps = sum(run.steps_done for run in aggregation.runs.values())
+    return {"score": result.score, "error": result.reason or None, "steps": steps}
+
+
+def fallback(work: Path, case: BenchCase, seed: int, runs: int, timesteps: int) -> dict:
+    """The env's own reward on ``runs`` seeds, the best kept by the check."""
+    source = fallback_reward(get_env_spec(case.env_id))
+    found = [one_run(work, case, "fallback", seed + 1000 * k, source, timesteps)
+             for k in range(runs)]  # fmt: skip
+    scores = [r["score"] for r in found if r["score"] is not None]
+    return {"score": max(scores, default=None), "steps": sum(r["steps"] for r in found),
+            "what": f"best of {runs} seeds", "scores": [r["score"] for r in found]}  # fmt: skip
+
+
+def session(work: Path, case: BenchCase, author: str, seed: int, args: Any, llm: Any) -> dict:
+    """A search session on the case: its best candidate's check score and what it tried."""
+    from langmarl.p2p.loop import LoopConfig, run_loop
+
+    config = LoopConfig(
+        env_id=case.env_id, author=author, candidates=args.candidates,
+        max_iterations=args.iterations, pass_threshold=1.0, check=case.check, seed=seed,
+        total_timesteps=args.timesteps, elaborate=False, review=False, code_judge=False,
+        summary_judge=False, analyze=False, max_parallel=1,
+        train=train_config(case.env_id, args.timesteps).model_dump(
+            exclude={"env_id", "total_timesteps"}),
+    )  # fmt: skip
+    slug = re.sub(r"\W+", "_", case.instruction)
+    result = run_loop(case.instruction, config, llm=llm, runs_dir=work,
+                      session_id=f"{slug}-{author}-{seed}")  # fmt: skip
+    tried = [f"{c.proposal or c.origin} {c.score if c.score is None else round(c.score, 2)}"
+             for step in result.iterations for c in step.candidates]  # fmt: skip
+    return {"score": result.best_score, "steps": result.ppo_steps, "what": "; ".join(tried),
+            "error": result.error if result.status == "error" else None}  # fmt: skip
+
+
+def arm_run(work: Path, case: BenchCase, arm: str, seed: int, args: Any, llm: Any) -> dict:
+    began = time.monotonic()
+    if arm == "fallback":
+        row = fallback(work, case, seed, args.candidates * args.iterations, args.timesteps)
+    elif arm == "reference":
+        source = Path(case.reference).read_text()
+        row = one_run(work, case, arm, seed, source, args.timesteps) | {"what": "reference"}
+    else:
+        row = session(work, case, "random" if arm == "random" else "structured", seed, args, llm)
+    return {"case": case.instruction, "arm": arm, "seed": seed,
+            "seconds": round(time.monotonic() - began, 1)} | row  # fmt: skip
 
 
 def summarize(rows: list[dict[str, Any]], cases: list[BenchCase]) -> list[str]:
     """The markdown table: per case and arm, mean check score [95% CI] over the seeds."""
-    lines = ["| case | " + " | ".join(ARMS) + " | embedded, human-normalised |",
-             "|---|" + "---|" * (len(ARMS) + 1)]  # fmt: skip
+    lines = ["| case | " + " | ".join(ARMS) + " | normalised: random | embedded |",
+             "|---|" + "---|" * (len(ARMS) + 2)]  # fmt: skip
     for case in cases:
         means: dict[str, float] = {}
         cells = []
@@ -120,10 +143,11 @@ def summarize(rows: list[dict[str, Any]], cases: list[BenchCase]) -> list[str]:
             bounds = "" if interval.low is None else f" [{interval.low:.2f}, {interval.high:.2f}]"
             cells.append(f"{interval.mean:.2f}{bounds}")
         gap = means.get("reference", 0.0) - means.get("fallback", 0.0)
-        normalised = "n/a" if gap <= 0.05 or "embedded" not in means else (
-            f"{(means['embedded'] - means['fallback']) / gap:.2f}")  # fmt: skip
+        normalised = ["n/a" if gap <= 0.05 or arm not in means else
+                      f"{(means[arm] - means['fallback']) / gap:.2f}"
+                      for arm in ("random", "embedded")]  # fmt: skip
         lines.append(f"| {case.instruction} ({case.env_id}) | " + " | ".join(cells) +
-                     f" | {normalised} |")  # fmt: skip
+                     f" | {' | '.join(normalised)} |")  # fmt: skip
     return lines
 
 
@@ -131,51 +155,44 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--timesteps", type=int, default=30_000)
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
+    parser.add_argument("--candidates", type=int, default=2, help="per search iteration")
+    parser.add_argument("--iterations", type=int, default=2, help="search iterations")
     parser.add_argument("--cases", type=int, default=None, help="the first N cases only")
     only = "only the cases whose instruction holds one of these words"
     parser.add_argument("--only", nargs="+", default=None, help=only)
-    parser.add_argument("--parallel", type=int, default=2, help="training processes at once")
+    parser.add_argument("--parallel", type=int, default=2, help="arms trained at once")
     parser.add_argument("--out", type=Path, default=ROOT / "runs" / "reward_space_learning.json")
     args = parser.parse_args()
     print_machine()
     from langmarl.llm import LLMClient, LLMConfig
-    from langmarl.p2p.design.structured import rank_objectives
 
     cases = read_cases(CASES)[: args.cases]
     if args.only:
         cases = [c for c in cases if any(word in c.instruction for word in args.only)]
     llm = LLMClient(LLMConfig.from_preset("local"), role="p2p")
-    ranked = {}
-    for case in cases:
-        order = rank_objectives(llm, case.instruction, case.env_id)
-        ranked[case.instruction] = order[0][0].name
-        print(f"{case.instruction}: the model ranks "
-              + ", ".join(f"{o.name} {s:.2f}" for o, s in order), flush=True)  # fmt: skip
-    jobs = [
-        (case, arm, seed, what, source)
-        for case in cases
-        for seed in args.seeds
-        for arm, (what, source) in rewards(case, ranked[case.instruction], seed).items()
-    ]
+    jobs = [(case, arm, seed) for case in cases for seed in args.seeds for arm in ARMS]
     began = time.monotonic()
     with (
         tempfile.TemporaryDirectory(prefix="reward-space-") as tmp,
         LoadSampler() as load,
         ThreadPoolExecutor(max_workers=args.parallel) as pool,
     ):
-        futures = [pool.submit(one_run, Path(tmp), case, arm, seed, source, args.timesteps)
-                   for case, arm, seed, _, source in jobs]  # fmt: skip
+        futures = [pool.submit(arm_run, Path(tmp), case, arm, seed, args, llm)
+                   for case, arm, seed in jobs]  # fmt: skip
         rows = []
-        for job, future in zip(jobs, futures, strict=True):
-            rows.append(future.result() | {"reward": job[3]})
+        for future in futures:
+            rows.append(future.result())
             print(json.dumps(rows[-1]), flush=True)
     minutes = (time.monotonic() - began) / 60
     table = summarize(rows, cases)
-    steps = f"{len(rows)} runs of {args.timesteps} PPO steps"
-    print(f"\n{steps}, {minutes:.1f} min, load {load.summary()}")
+    steps = sum(r.get("steps") or 0 for r in rows)
+    budget = f"{args.candidates} candidates x {args.iterations} iterations x {args.timesteps}"
+    print(f"\n{len(rows)} arm runs ({budget} PPO steps per search), {steps:,} PPO steps in "
+          f"all, {minutes:.1f} min, load {load.summary()}")  # fmt: skip
     print("\n".join(table))
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    saved = {"timesteps": args.timesteps, "seeds": args.seeds, "ranked": ranked, "runs": rows}
+    saved = {"timesteps": args.timesteps, "seeds": args.seeds, "candidates": args.candidates,
+             "iterations": args.iterations, "runs": rows}  # fmt: skip
     args.out.write_text(json.dumps(saved | {"table": table}, indent=1))
     print(f"written: {args.out}")
 

@@ -175,8 +175,17 @@ def _report(result: Any, session_dir: Path) -> None:
             f"  {step.iteration_id}: reward={step.reward_origin} score={score} "
             f"return={step.mean_return}"
         )
+        if len(step.candidates) > 1:
+            for c in step.candidates:
+                mark = " (kept)" if c.name == step.winner else ""
+                what = c.error or ("-" if c.score is None else f"{c.score:.2f}")
+                line = f"    {c.name}{mark} {c.origin} {c.proposal}: {what}"
+                console.print(line, markup=False, highlight=False)
     if result.best_iteration is not None:
         console.print(f"best: iter_{result.best_iteration} (score {result.best_score:.2f})")
+    trained = sum(len(step.candidates) for step in result.iterations)
+    if result.ppo_steps:
+        console.print(f"trained: {trained} candidates, {result.ppo_steps:,} PPO steps")
     if result.scored_by == "check":
         console.print(_check_line(result), markup=False, highlight=False)
     if result.error:

@@ -7,7 +7,8 @@ rich bars — iterations judged, and the current iteration's phase with PPO's ti
     no iter_N yet                      writing the reward (LLM), or, while ``baseline/``
                                        trains, training the env's own reward (baseline)
     iter_N, no scalars yet             validating the reward, starting PPO
-    scalars, no summary.json           training PPO           (timesteps done / total)
+    scalars, no summary.json           training PPO           (timesteps done / total),
+                                       or training K candidates (iter_N/candidates/)
     summary.json, no outcome.json      judging
     outcome.json                       revising the reward (LLM), or, after the last
                                        iteration (passed — by the check when the session
@@ -70,7 +71,9 @@ def session_phase(session_dir: Path, max_iterations: int | None = None) -> Phase
     if not scalars:
         return Phase(current, "validating the reward, starting PPO", judged=judged)
     done = sum(_last_step(path) for path in scalars) // len(scalars)
-    return Phase(current, "training PPO", done, _total_timesteps(it), judged)
+    several = [p for p in (it / "candidates").glob("c_*") if p.is_dir()]
+    label = f"training {len(several)} candidates" if several else "training PPO"
+    return Phase(current, label, done, _total_timesteps(it) or _run_total(it), judged)
 
 
 def _passed(it: Path) -> bool:

@@ -16,7 +16,9 @@ IterationStatus = Literal["pending", "running", "completed", "error", "cancelled
 SessionStatus = Literal[
     "pending", "running", "passed", "max_iterations", "invalid_code", "error", "cancelled"
 ]
-RewardOrigin = Literal["user", "author", "structured", "revision", "fallback", "previous"]
+RewardOrigin = Literal[
+    "user", "author", "structured", "variant", "random", "revision", "fallback", "previous"
+]
 
 
 class RewardSpec(BaseModel):
@@ -27,10 +29,12 @@ class RewardSpec(BaseModel):
     description: str = ""
     origin: RewardOrigin = "user"
     """Who wrote it: the user, the LLM author (free-form code), the structured author (a
-    proposal over the env's term catalog, compiled), a revision, the documented fallback
-    template, or the previous iteration's reward kept because a revision failed validation."""
+    proposal over the env's term catalog, compiled), the search (a ``variant`` of the best
+    candidate so far, or a ``random`` draw from the catalog: :mod:`~langmarl.p2p.design.
+    search`), a revision, the documented fallback template, or the previous iteration's
+    reward kept because a revision failed validation."""
     proposal: dict[str, Any] | None = None
-    """The structured proposal it was compiled from (origin ``structured``)."""
+    """The proposal it was compiled from (origins ``structured``, ``variant``, ``random``)."""
 
 
 class EvalCheckpoint(BaseModel):
@@ -190,6 +194,26 @@ class IterationOutcome(BaseModel):
         return self.check.passed if self.check is not None else self.judgment.passed
 
 
+class CandidateResult(BaseModel):
+    """One candidate reward of an iteration (``LoopConfig.candidates``), as trained."""
+
+    name: str
+    """``c_1``, ``c_2`` …: its directory under the iteration's ``candidates/`` (with one
+    candidate, the iteration's own directory)."""
+    origin: RewardOrigin
+    proposal: str = ""
+    """Its proposal in one line (:meth:`~langmarl.p2p.design.proposals.Proposal.describe`;
+    empty for free-form code)."""
+    judged: bool = False
+    score: float | None = None
+    """What decides: the check's score, else the judges' (None: not judged, or no score)."""
+    interval: ScoreInterval | None = None
+    mean_return: float | None = None
+    term_means: dict[str, float] = Field(default_factory=dict)
+    """Per-term means of its training: what the next iteration's proposals read."""
+    error: str | None = None
+
+
 class IterationResult(BaseModel):
     """One loop iteration as the session history records it."""
 
@@ -210,6 +234,9 @@ class IterationResult(BaseModel):
     mean_return: float | None = None
     hp_changes: dict[str, float] = Field(default_factory=dict)
     error: str | None = None
+    candidates: list[CandidateResult] = Field(default_factory=list)
+    """What the iteration trained, the best of which is the iteration (``winner``)."""
+    winner: str | None = None
 
 
 class LoopResult(BaseModel):
@@ -229,9 +256,12 @@ class LoopResult(BaseModel):
     """Why the configured code judge is missing (its authoring failed); None when it runs."""
     objectives: list[str] = Field(default_factory=list)
     """The structured author's order of the env's objectives for the intent (most likely
-    first): iteration k trains the k-th until one passes (empty: free-form author)."""
+    first), which the search tries them in (empty: another author)."""
     scored_by: Literal["judges", "check"] = "judges"
+    """What the iterations' scores come from: the LLM judges, or the session's check."""
     baseline: CheckResult | None = None
     """The check's score of a policy trained on the environment's own reward at the session's
     budget (``LoopConfig.baseline``): what a user gets without reward design."""
-    """What the iterations' scores come from: the LLM judges, or the session's check."""
+    ppo_steps: int = 0
+    """PPO steps trained over every candidate of every iteration (configs x seeds x
+    ``total_timesteps`` each; the baseline not counted): the search's budget spent."""

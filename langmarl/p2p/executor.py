@@ -26,6 +26,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -222,6 +223,7 @@ def train_runs(
     max_parallel: int | None = None,
     timeout_s: float = 3600.0,
     limits: SandboxLimits = TRAINING_LIMITS,
+    stop: threading.Event | None = None,
 ) -> IterationAggregation:
     """Train every config x seed in its own confined executor process and aggregate the results.
 
@@ -239,6 +241,8 @@ def train_runs(
             share cores).
         timeout_s: Wall-clock limit per run; a run over it is killed and reported as an error.
         limits: Confinement limits of each run (its ``timeout_s`` is replaced by the above).
+        stop: Set from another thread to stop: the running processes are killed and
+            :class:`KeyboardInterrupt` raised (what Ctrl-C does to a call in the main thread).
     """
     pending = plan_runs(iteration, configs, seeds)
     limit = max_parallel or free_threads()  # one core per PPO process
@@ -256,6 +260,8 @@ def train_runs(
                 core = least_used(pool, held) if pin else None
                 running[spec.run_id] = _Running.start(spec, reward_path, limits, core)
             time.sleep(0.2)
+            if stop is not None and stop.is_set():
+                raise KeyboardInterrupt("training stopped")
             for run_id, run in list(running.items()):
                 over_time = time.monotonic() - run.started >= timeout_s
                 if run.process.poll() is None and not over_time:

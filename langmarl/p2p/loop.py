@@ -1,20 +1,26 @@
-"""The Prompt2Policy loop: intent -> reward -> train -> judge -> revise, until it passes.
+"""The Prompt2Policy loop: intent -> rewards -> train -> judge -> revise, until it passes.
 
 ::
 
-    criteria = elaborate(intent)                       # optional
-    reward   = validate_and_fix(review(author(intent)))  # or the fallback template
+    criteria   = elaborate(intent)                       # optional
+    candidates = propose(1)                              # K rewards (proposing.py): the
+                                                         # search over the catalog, or the
+                                                         # model's code (fallback template)
     for i in 1..max_iterations:
-        summary   = train(reward, config)              # executor processes, never in-process
-        judgment  = judge(summary, trajectory, video)  # code / summary / VLM judges + guardrails
-        if judgment.intent_score >= pass_threshold: status = "passed"; break
-        reward, config = revise(reward, judgment)      # validated; clamped hyperparameters
+        for each candidate:                              # iteration.py; at once where the
+            summary  = train(reward, config)             #   cores allow; executor processes
+            judgment = judge(summary, trajectory, video) #   code/summary/VLM judges, check
+        best = the candidate with the best score         # the check's, else the judges'
+        if best passes: status = "passed"; break
+        candidates = propose(i + 1, best, judgment)      # variants of the best, new ones,
+                                                         # or revisions (clamped hyperparams)
 
 Final statuses: ``passed``, ``max_iterations``, ``invalid_code`` (no reward validated and
 ``fallback="none"``), ``error`` (an LLM, training or I/O failure; the message says which).
 
 Every step ends by saving ``loop_history.json`` (see :mod:`langmarl.p2p.records`): after
-the criteria, after an iteration's inputs are written, after it is judged. :class:`Session`
+the criteria, after an iteration's inputs are written, after each candidate is judged,
+after the iteration is. :class:`Session`
 runs from whatever the history holds, so a new session and a resumed one
 (:func:`langmarl.p2p.resume.resume_session`) take the same path. One process at a time
 runs a session (its :class:`~langmarl.store.lock.RunLock`).
@@ -27,7 +33,6 @@ key leaves ``[REDACTED]`` behind.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import secrets
 import time
@@ -38,18 +43,23 @@ from typing import TYPE_CHECKING
 
 from langmarl.core.errors import ConfigError
 from langmarl.core.secrets import Redactor, environment_secrets, llm_secrets, redacting_logs
-from langmarl.p2p import author, judge, reviser
+from langmarl.p2p import author, iteration, judge, proposing
 from langmarl.p2p.contracts import (
+    CandidateResult,
     CheckResult,
+    IterationAggregation,
     IterationOutcome,
     IterationResult,
     JudgeScore,
     LoopResult,
+    RewardSpec,
 )
-from langmarl.p2p.design import baseline, checks, structured
+from langmarl.p2p.design import baseline, candidates, checks
+from langmarl.p2p.design.proposals import Proposal
 from langmarl.p2p.env_specs import MujocoEnvSpec, get_env_spec
 from langmarl.p2p.executor import run_record
 from langmarl.p2p.guardrails import check_guardrails, plateau
+from langmarl.p2p.iteration import track_best
 from langmarl.p2p.loop_config import LoopConfig
 from langmarl.p2p.records import IterationInputs, IterationRecord, SessionRecord
 from langmarl.p2p.synthesis import synthesize
@@ -120,53 +130,6 @@ class Session:
         )  # fmt: skip
         self.prepared = True
 
-    @property
-    def structured(self) -> bool:
-        """Whether the structured author writes the rewards (``LoopConfig.author``)."""
-        if self.config.author == "auto":
-            return self.llm.ranks_options
-        return self.config.author == "structured"
-
-    def structured_reward(self) -> IterationInputs | None:
-        """The structured author's next objective (:func:`~langmarl.p2p.design.structured.
-        next_objective`), validated, or None once every objective was tried."""
-        following = structured.next_objective(self.llm, self.intent, self.spec.env_id,
-                                              self.result)  # fmt: skip
-        if following is None:
-            return None
-        proposal, source = following
-        validation = self.validator(source, self.spec.env_id)
-        if not validation.ok:  # the catalog's own code: a bug, said as one
-            raise RuntimeError(f"compiled proposal {proposal.describe()!r} failed validation: "
-                               f"{validation.message()}")  # fmt: skip
-        spec = reward_spec(validation, "structured").model_copy(
-            update={"proposal": proposal.model_dump()}
-        )
-        return IterationInputs(source, spec, self.config.train_config())
-
-    def first_reward(self) -> IterationInputs | None:
-        """An authored reward, the fallback template, or None (-> invalid_code)."""
-        if self.structured:
-            return self.structured_reward()
-        authored = author.author_reward(
-            self.llm, self.intent, self.result.criteria, self.spec, do_review=self.config.review,
-            max_fix_attempts=self.config.max_fix_attempts, validator=self.validator,
-        )  # fmt: skip
-        self.last_errors = authored.errors
-        config = self.config.train_config()
-        if authored.source is not None and authored.validation is not None:
-            return IterationInputs(
-                authored.source, reward_spec(authored.validation, "author"), config
-            )
-        self.result.error = "no authored reward validated: " + " | ".join(authored.errors[-3:])
-        if self.config.fallback == "none":
-            return None
-        source = author.fallback_reward(self.spec)
-        validation = self.validator(source, self.spec.env_id)
-        if not validation.ok:
-            return None
-        return IterationInputs(source, reward_spec(validation, "fallback"), config)
-
     def train_baseline(self) -> None:
         """The environment's own reward at iteration 1's budget, scored by the check, into
         ``baseline/`` and the history (:mod:`~langmarl.p2p.design.baseline`)."""
@@ -180,10 +143,10 @@ class Session:
         self.result.baseline = result
         self.commit()
 
-    def train_and_judge(self, it: IterationRecord, config: TrainConfig) -> IterationOutcome | str:
-        """Train on the iteration's reward and judge it; an error message if no run finished."""
-        configs = self.config.train_configs(config)
-        aggregation = self.trainer(it, it.reward_fn_path, configs, list(self.config.seeds))
+    def judge_trained(
+        self, it: IterationRecord, config: TrainConfig, aggregation: IterationAggregation
+    ) -> IterationOutcome | str:
+        """Judge (and check) what ``it`` trained; an error message if no run finished."""
         if not aggregation.runs:
             error = "; ".join(f"{k}: {v}" for k, v in aggregation.errors.items()) or "no runs"
             it.set_status("error", error)
@@ -258,43 +221,13 @@ class Session:
         )  # fmt: skip
         return result
 
-    def next_reward(self, inputs: IterationInputs, outcome: IterationOutcome) -> tuple[
-        IterationInputs, dict[str, float]
-    ]:  # fmt: skip
-        """The structured author's next objective while one is left; else revise (the model
-        may first look back at iterations 1..current through the reviser's tools), where an
-        invalid revision keeps the current reward (origin "previous")."""
-        if self.structured:
-            following = self.structured_reward()
-            if following is not None:
-                return dataclasses.replace(following, config=inputs.config), {}
-        current = self.result.iterations[-1].iteration
-        lookback = reviser.Lookback(self.record, current, images=self.llm.config.is_multimodal)
-        revision = reviser.revise(
-            self.llm, intent=self.intent, code=inputs.source, judgment=outcome.judgment,
-            term_means=outcome.term_means, measurements=outcome.measurements,
-            config=inputs.config, spec=self.spec, hp_tuning=self.config.hp_tuning,
-            lookback=lookback, tool_rounds=self.config.reviser_tool_rounds,
-        )  # fmt: skip
-        config = reviser.apply_hp_changes(inputs.config, revision.hp_changes)
-        self.last_errors = [revision.notes] if revision.notes else []
-        self.record.run.event(
-            "revised", code=revision.reward_code is not None, hp_changes=revision.hp_changes,
-            rejected=revision.rejected, notes=revision.notes,
-            tool_protocol=revision.tool_protocol,
-            tool_calls=[call.model_dump() for call in revision.tool_calls],
-        )  # fmt: skip
-        if revision.reward_code:
-            fixed = author.validate_and_fix(
-                self.llm, revision.reward_code, self.spec,
-                max_fix_attempts=self.config.max_fix_attempts, validator=self.validator,
-            )  # fmt: skip
-            self.last_errors = fixed.errors
-            if fixed.source is not None and fixed.validation is not None:
-                spec = reward_spec(fixed.validation, "revision")
-                return IterationInputs(fixed.source, spec, config), revision.hp_changes
-        kept = inputs.spec.model_copy(update={"origin": "previous"})
-        return IterationInputs(inputs.source, kept, config), revision.hp_changes
+    def propose(
+        self, number: int, inputs: IterationInputs | None = None,
+        outcome: IterationOutcome | None = None,
+    ) -> tuple[list[IterationInputs], dict[str, float]]:  # fmt: skip
+        """Iteration ``number``'s candidates and the reviser's hyperparameter changes
+        (:func:`langmarl.p2p.proposing.propose`)."""
+        return proposing.propose(self, number, inputs, outcome)
 
     def run(self) -> None:
         """The loop from wherever ``result`` stands; sets ``self.result.status``."""
@@ -304,19 +237,18 @@ class Session:
         if self.config.baseline and self.check is not None and self.result.baseline is None:
             self.train_baseline()
         if not self.result.iterations:
-            first = self.first_reward()
-            if first is None:
+            first, _ = self.propose(1)
+            if not first:
                 self.result.status = "invalid_code"
                 return
             self.open_iteration(1, first)
         while True:
             step = self.result.iterations[-1]
             it = self.record.iteration(step.iteration)
-            inputs = it.read_inputs()
             judged = step.judged or step.intent_score is not None
             outcome = it.read_outcome() if judged else None
             if outcome is None:
-                trained = self.train_iteration(step, it, inputs.config)
+                trained = self.train_iteration(step, it)
                 if trained is None:
                     return
                 outcome = trained
@@ -326,53 +258,39 @@ class Session:
             if step.iteration >= self.config.max_iterations:
                 self.result.status = "max_iterations"
                 return
-            revised, step.hp_changes = self.next_reward(inputs, outcome)
-            it.save_revised_reward(revised.source)
-            self.open_iteration(step.iteration + 1, revised)
+            following, step.hp_changes = self.propose(step.iteration + 1, it.read_inputs(), outcome)
+            if not following:
+                self.result.status = "max_iterations"
+                self.result.error = "the search has no candidate left that it has not trained"
+                return
+            it.save_revised_reward(following[0].source)
+            self.open_iteration(step.iteration + 1, following)
 
     def train_iteration(
-        self, step: IterationResult, it: IterationRecord, config: TrainConfig
+        self, step: IterationResult, it: IterationRecord
     ) -> IterationOutcome | None:
-        """Train and judge ``it`` (outputs of an interrupted attempt removed first), then
-        commit it: its metrics line, then the history. None (status error) if training
-        failed."""
-        stop_leftovers = getattr(self.trainer, "stop_leftovers", None)
-        if stop_leftovers is not None:  # a trainer whose runs may outlive a killed session
-            stop_leftovers(it)
-        it.clear_outputs()
-        self.record.touch_heartbeat()
-        outcome = self.train_and_judge(it, config)
-        if isinstance(outcome, str):
-            step.error = self.result.error = outcome
-            self.result.status = "error"
-            return None
-        step.intent_score, step.mean_return = outcome.score, outcome.mean_return
-        step.judged = True
-        if outcome.check is not None:
-            scored = "no_judge_score" not in outcome.judgment.failure_tags
-            step.judge_score = outcome.judgment.intent_score if scored else None
-            step.interval = outcome.check.interval
-        track_best(self.result)
-        self.record.record_iteration(
-            step.iteration, step.intent_score, step.mean_return, self.result.best_score
-        )
-        self.commit()
-        return outcome
+        """Train and judge the iteration's candidates and keep the best
+        (:func:`langmarl.p2p.iteration.train_iteration`); None (status error) if none
+        trained."""
+        return iteration.train_iteration(self, step, it)
 
-    def open_iteration(self, number: int, inputs: IterationInputs) -> None:
-        """Write iteration ``number``'s inputs, then list it in the history."""
+    def open_iteration(self, number: int, inputs: list[IterationInputs]) -> None:
+        """Write iteration ``number``'s candidates' inputs, then list it in the history."""
         it = self.record.new_iteration(number)
-        it.save_inputs(self.intent, inputs)
+        names = candidates.write(it, self.intent, inputs)
+        listed = [
+            CandidateResult(name=name, origin=one.spec.origin, proposal=_described(one.spec))
+            for name, one in zip(names, inputs, strict=True)
+        ]
         step = IterationResult(
-            iteration=number,
-            iteration_id=it.iteration_id,
-            reward_origin=inputs.spec.origin,
-            validation_errors=list(self.last_errors),
-        )
+            iteration=number, iteration_id=it.iteration_id, reward_origin=inputs[0].spec.origin,
+            validation_errors=list(self.last_errors), candidates=listed,
+        )  # fmt: skip
         self.result.iterations.append(step)
         self.record.run.event(
-            "iteration_opened", iteration=it.iteration_id, origin=inputs.spec.origin,
-            validation_errors=step.validation_errors, config=inputs.config.model_dump(),
+            "iteration_opened", iteration=it.iteration_id, origin=step.reward_origin,
+            validation_errors=step.validation_errors, config=inputs[0].config.model_dump(),
+            candidates=[c.model_dump(include={"name", "origin", "proposal"}) for c in listed],
         )  # fmt: skip
         self.commit()
 
@@ -381,12 +299,8 @@ class Session:
         self.record.save_history(self.result.model_dump())
 
 
-def track_best(result: LoopResult) -> None:
-    """Set ``best_iteration``/``best_score`` from the judged iterations (first best wins)."""
-    judged = [s for s in result.iterations if s.intent_score is not None]
-    best = max(judged, key=lambda s: s.intent_score or 0.0, default=None)
-    result.best_iteration = best.iteration if best else None
-    result.best_score = best.intent_score if best else None
+def _described(spec: RewardSpec) -> str:
+    return "" if spec.proposal is None else Proposal.model_validate(spec.proposal).describe()
 
 
 def run_loop(

@@ -28,12 +28,18 @@ class LoopConfig(BaseModel):
     """Train/judge/revise rounds at most."""
     pass_threshold: float = Field(default=0.7, ge=0, le=1)
     """Intent score at which the session passes."""
-    author: Literal["auto", "structured", "free_form"] = "auto"
+    author: Literal["auto", "structured", "random", "free_form"] = "auto"
     """Who writes the rewards: ``structured``, the model ranks the env's objectives by
-    likelihood and the code compiles each in turn to reward code (what a small model can
-    do; :mod:`langmarl.p2p.design.structured`); ``free_form``, the model writes and revises
-    reward code (for capable models); ``auto``, structured when the model can rank options
-    (a local model), else free-form."""
+    likelihood and the search trains them in that order, then variants of the best
+    (compiled to reward code: what a small model can do; :mod:`langmarl.p2p.design.search`);
+    ``random``, the same search with proposals drawn at random from the catalog, no model
+    (the control); ``free_form``, the model writes and revises reward code (for capable
+    models); ``auto``, structured when the model can rank options (a local model), else
+    free-form."""
+    candidates: int = Field(default=2, ge=1, le=16)
+    """Rewards trained per iteration, the best kept (by the check, else the judges). Each
+    trains every config x seed; two fill a 2-core machine with one seed each. Free-form
+    authors write (or revise) this many and identical ones train once."""
     elaborate: bool = True
     """Turn the intent into measurable criteria first (one LLM call)."""
     review: bool = True

@@ -3,6 +3,7 @@ executor processes or jobs on the session's backend, and the sandboxed validator
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,7 +21,9 @@ if TYPE_CHECKING:
 Trainer = Callable[[IterationRecord, Path, list[TrainConfig], list[int]], IterationAggregation]
 """(iteration, reward file, configs, seeds) -> aggregation; executor processes by default. A
 trainer whose runs may outlive a killed session also has ``stop_leftovers(iteration)``,
-called before an iteration is trained (again)."""
+called before an iteration is trained (again), and one that trains in worker threads (a
+search's candidates at once) ``interrupt()``, which stops every call (its processes killed)
+when the session is interrupted."""
 JOBS_TRAINER = "langmarl.jobs.fanout:JobsTrainer"
 """The trainer of ``backend`` local and ray (jobs sit above the spaces: named, not imported)."""
 
@@ -35,6 +38,7 @@ def default_trainer(config: LoopConfig) -> Trainer:
     or jobs on the session's backend (:mod:`langmarl.jobs.fanout`)."""
     if config.backend != "process":
         return load_entry_point(JOBS_TRAINER, "the jobs trainer")(config)
+    stop = threading.Event()
 
     def trainer(
         it: IterationRecord, reward: Path, configs: list[TrainConfig], seeds: list[int]
@@ -46,6 +50,8 @@ def default_trainer(config: LoopConfig) -> Trainer:
             seeds,
             max_parallel=config.max_parallel,
             timeout_s=config.train_timeout_s,
+            stop=stop,
         )
 
+    trainer.interrupt = stop.set  # type: ignore[attr-defined]
     return trainer

@@ -59,3 +59,14 @@ def test_a_baseline_trains_before_iteration_1_and_a_check_says_who_passed(tmp_pa
     (it / "outcome.json").write_text('{"check": {"passed": false}}')
     (it / "judgment.json").write_text('{"passed": true}')
     assert session_phase(tmp_path, max_iterations=3).label == "revising the reward (LLM)"
+
+
+def test_a_search_iteration_trains_its_candidates_under_candidates(tmp_path: Path) -> None:
+    """Before the winner's files are copied into iter_N, the candidates' own files give the
+    phase: their config's budget and their mean step."""
+    for name, step in (("c_1", 1024), ("c_2", 512)):
+        candidate = tmp_path / "iter_1" / "candidates" / name
+        (candidate / "metrics").mkdir(parents=True)
+        (candidate / "config.json").write_text(json.dumps({"total_timesteps": 2048}))
+        (candidate / "metrics" / "scalars.jsonl").write_text(json.dumps({"step": step}) + "\n")
+    assert session_phase(tmp_path) == Phase(1, "training 2 candidates", 768, 2048, 0)

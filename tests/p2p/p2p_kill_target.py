@@ -1,7 +1,9 @@
 """Session process for the Prompt2Policy kill/resume test: a scripted LLM (the judge never
 passes), the real sandboxed validator and real PPO in executor processes at a tiny budget.
-Starts the session in SESSION_DIR, or resumes it when SESSION_DIR already holds one.
-Usage: p2p_kill_target.py SESSION_DIR ITERATIONS"""
+Starts the session in SESSION_DIR, or resumes it when SESSION_DIR already holds one; with
+CANDIDATES > 1, a random search (no model) of that many candidates per iteration, one
+after the other, scored by the pendulum's shipped check.
+Usage: p2p_kill_target.py SESSION_DIR ITERATIONS [CANDIDATES]"""
 
 from __future__ import annotations
 
@@ -28,15 +30,19 @@ def reply(request: ChatRequest) -> str:
     return REWARD
 
 
-def main(session_dir: Path, iterations: int) -> None:
+CHECK = Path(__file__).parents[2] / "configs" / "p2p" / "checks" / "inverted_pendulum_balance.py"
+
+
+def main(session_dir: Path, iterations: int, candidates: int = 1) -> None:
     llm = ScriptedLLM(reply)
     if (session_dir / "run.json").is_file():
         result = resume_session(session_dir, llm=llm)
     else:
+        search = {"author": "random", "check": str(CHECK)} if candidates > 1 else {}
         config = LoopConfig(
             env_id="InvertedPendulum-v5", max_iterations=iterations, pass_threshold=1.0,
             elaborate=False, review=False, code_judge=False, max_fix_attempts=0,
-            total_timesteps=256, max_parallel=1,
+            total_timesteps=256, max_parallel=1, candidates=candidates, **search,
             train={"num_steps": 128, "batch_size": 64, "n_epochs": 1, "num_evals": 1,
                    "eval_episodes": 2, "max_episode_steps": 50, "record_video": False},
         )  # fmt: skip
@@ -48,4 +54,4 @@ def main(session_dir: Path, iterations: int) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), int(sys.argv[2]))
+    main(Path(sys.argv[1]), *(int(arg) for arg in sys.argv[2:]))

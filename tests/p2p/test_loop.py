@@ -40,7 +40,8 @@ def replies(score: str, reward: str = REWARD_REPLY):
 
 def _run(tmp_path: Path, llm, trainer=None, **config) -> tuple:
     trainer = trainer or FakeTrainer()
-    settings = {"env_id": "InvertedPendulum-v5", "code_judge": False, "max_iterations": 3, **config}
+    settings = {"env_id": "InvertedPendulum-v5", "code_judge": False, "max_iterations": 3,
+                "candidates": 1, **config}  # fmt: skip  # one reward per iteration: the loop alone
     result = run_loop(
         "balance",
         LoopConfig(**settings),

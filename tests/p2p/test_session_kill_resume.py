@@ -3,7 +3,10 @@ processes) SIGKILLed after its first judged iteration, then resumed to the end."
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -11,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from langmarl.p2p import SessionRecord
+from langmarl.p2p.records import IterationRecord
 from langmarl.store.run import RunDir
-from langmarl.testing.processes import kill_after_metric_lines
+from langmarl.testing.processes import kill_after_metric_lines, wait_until
 
 TARGET = Path(__file__).with_name("p2p_kill_target.py")
 
@@ -38,3 +42,40 @@ def test_sigkill_after_iteration_1_then_resume_runs_every_iteration_once(tmp_pat
     for it in iterations_on_disk:
         assert it.validate() == [] and it.read_judgment() is not None
         assert it.read_config()["learning_rate"] == (3e-4 if it.iteration_id == "iter_1" else 1e-3)
+
+
+@pytest.mark.slow
+def test_sigkill_mid_search_then_resume_keeps_the_judged_candidates(tmp_path: Path):
+    """A random search of 3 candidates SIGKILLed once its first is judged (the second is
+    training: its process dies with the session); the resumed session trains the other two
+    and loses none."""
+    session = tmp_path / "session"
+    command = [sys.executable, str(TARGET), str(session), "1", "3"]
+    history = session / "loop_history.json"
+
+    def first_judged() -> bool:
+        with contextlib.suppress(OSError, ValueError, IndexError, KeyError):
+            listed = json.loads(history.read_text())["iterations"][0]["candidates"]
+            return listed[0]["judged"]
+        return False
+
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wait_until(first_judged, process, what="the first candidate judged")
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    c_1 = session / "iter_1" / "candidates" / "c_1"
+    kept = (c_1 / "outcome.json").read_text()
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (c_1 / "outcome.json").read_text() == kept  # judged before the kill: not retrained
+    (step,) = SessionRecord(session).read_history()["iterations"]
+    assert [c["judged"] and c["error"] is None for c in step["candidates"]] == [True] * 3
+    assert [c["origin"] for c in step["candidates"]] == ["random"] * 3
+    assert step["winner"] in ("c_1", "c_2", "c_3") and step["judged"]
+    assert [m["step"] for m in RunDir(session).metrics()] == [1]
+    for name in ("c_1", "c_2", "c_3"):
+        assert IterationRecord(session / "iter_1" / "candidates" / name).validate() == []
+    assert SessionRecord(session).iteration(1).validate() == []  # the winner's files

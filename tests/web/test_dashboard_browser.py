@@ -213,6 +213,10 @@ def test_the_weight_and_reward_space_pages_render(
         iteration = page.locator("#iterations .iteration[data-iteration='iter_1']")
         expect(iteration.locator("pre.code")).to_contain_text("def reward_fn")
         expect(iteration).to_contain_text("intent score 0.9 (passed)")
+        kept = iteration.locator(".candidates tr[data-candidate='c_1']")
+        expect(kept).to_contain_text("✓")  # the search's candidates, the kept one marked
+        expect(kept).to_contain_text("structured")
+        expect(iteration.locator(".candidates tr[data-candidate='c_2']")).to_contain_text("0.4")
         expect(iteration.locator("video")).to_have_count(1)  # fetched with the token path
         expect(page.locator("#analysis")).to_contain_text("not analysed yet")
         page.locator("#analysis button.analyze").click()  # POST .../analyze, streamed

@@ -12,7 +12,10 @@ def test_iterations_of_a_session(client: TestClient) -> None:
                                                                     "passed")  # fmt: skip
     [it] = body["iterations"]
     assert (it["iteration_id"], it["status"], it["reward_origin"]) == ("iter_1", "completed",
-                                                                       "author")  # fmt: skip
+                                                                       "structured")  # fmt: skip
+    assert [(c["name"], c["origin"], c["score"]) for c in it["candidates"]] == [
+        ("c_1", "structured", 0.9), ("c_2", "random", 0.4)]  # fmt: skip
+    assert it["winner"] == "c_1"  # the search's candidates, served as the history has them
     assert it["reward_latex"] == r"r = 1 - |\theta|" and it["judgment"]["passed"] is True
     assert it["videos"] == [
         {

@@ -118,8 +118,15 @@ def session_run(path: Path) -> Path:
     (it.videos_dir / "eval_100_median.mp4").write_bytes(b"\x00\x00\x00\x18ftypmp42fake")
     it.set_status("completed")
     session.record_iteration(1, intent_score=0.9, mean_return=3.0, best_score=0.9)
+    listed = [  # a search iteration's two candidates, the first kept
+        {"name": "c_1", "origin": "structured", "proposal": "upright: 1 alive", "judged": True,
+         "score": 0.9, "mean_return": 3.0},
+        {"name": "c_2", "origin": "random", "proposal": "random: 2 cart_position",
+         "judged": True, "score": 0.4, "mean_return": 1.0},
+    ]  # fmt: skip
     history = {"iterations": [{"iteration": 1, "iteration_id": "iter_1", "intent_score": 0.9,
-                               "reward_origin": "author", "mean_return": 3.0}],
+                               "reward_origin": "structured", "mean_return": 3.0,
+                               "candidates": listed, "winner": "c_1"}],
                "best_iteration": 1, "best_score": 0.9, "status": "passed"}  # fmt: skip
     session.save_history(history)
     session.set_status("passed")

@@ -9,4 +9,8 @@
 - :mod:`~langmarl.p2p.design.structured`: the structured author, where the model ranks the
   objectives by likelihood.
 - :mod:`~langmarl.p2p.design.baseline`: the env's own reward at the session's budget, checked.
+- :mod:`~langmarl.p2p.design.search`: K candidates per iteration: the model's ranked
+  objectives (or random draws, the control), then rule-made variants of the best.
+- :mod:`~langmarl.p2p.design.candidates`: an iteration's candidates on disk, trained at
+  once where the cores allow, the best kept and promoted to the iteration.
 """

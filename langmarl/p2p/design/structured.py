@@ -6,26 +6,19 @@ DESIGN.md), but it can rank: its likelihood of "So the robot should *move backwa
 intents right here, w16 and fp32 alike; demonstrations in the prefix did not help). So the
 author asks the model only that: it ranks the env's objectives
 (:mod:`~langmarl.p2p.design.catalog`), the code compiles the best one's proposal to reward
-code (:mod:`~langmarl.p2p.design.proposals`), and the numbers decide from there: a session
-that does not pass tries the next-ranked objective, and the check (or the judges) picks the
-best iteration.
+code (:mod:`~langmarl.p2p.design.proposals`), and the numbers decide from there: the search
+(:mod:`~langmarl.p2p.design.search`) trains the top-ranked objectives, then variants of the
+best and the next-ranked, and the check (or the judges) picks the best candidate.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from langmarl.p2p.design.catalog import (
-    Objective,
-    compile_for_env,
-    objective_proposal,
-    objectives,
-)
-from langmarl.p2p.design.proposals import Proposal
+from langmarl.p2p.design.catalog import Objective, objectives
 
 if TYPE_CHECKING:
     from langmarl.llm.client import LLMClient
-    from langmarl.p2p.contracts import LoopResult
 
 PREFIX = "Intent: {intent}\nSo the robot should"
 """What the objectives' phrases continue (the measured setup: scoring only the part that
@@ -48,34 +41,3 @@ def rank_objectives(llm: LLMClient, intent: str, env_id: str) -> list[tuple[Obje
     scores = llm.option_logprobs(prefix, [o.phrase for o in choices])
     order = sorted(range(len(choices)), key=lambda i: -scores[i])
     return [(choices[i], scores[i]) for i in order]
-
-
-def next_objective(
-    llm: LLMClient, intent: str, env_id: str, result: LoopResult
-) -> tuple[Proposal, str] | None:
-    """The next objective a session tries, as its proposal and compiled code: the model's
-    order for ``intent`` (ranked on first use and kept in ``result.objectives``), skipping
-    those its structured iterations already trained; None once every one was tried."""
-    if not result.objectives:
-        result.objectives = [o.name for o, _ in rank_objectives(llm, intent, env_id)]
-    tried = sum(step.reward_origin == "structured" for step in result.iterations)
-    if tried >= len(result.objectives):
-        return None
-    return compile_objective(env_id, result.objectives[tried])
-
-
-def compile_objective(env_id: str, name: str) -> tuple[Proposal, str]:
-    """The proposal of ``env_id``'s objective ``name`` and the reward code compiled from it.
-
-    Raises:
-        ConfigError: for an env without a catalog.
-        KeyError: for an objective the env does not have.
-    """
-    by_name = {o.name: o for o in objectives(env_id)}
-    proposal = objective_proposal(env_id, by_name[name])
-    return proposal, compile_for_env(proposal)
-
-
-def ranked_proposals(llm: LLMClient, intent: str, env_id: str) -> list[Proposal]:
-    """The proposals of ``env_id``'s objectives in ``llm``'s order for ``intent``."""
-    return [objective_proposal(env_id, o) for o, _ in rank_objectives(llm, intent, env_id)]

@@ -6,7 +6,19 @@ import { api, fileUrl, postEvents, runPath } from "../api.js";
 import { lineChart } from "../charts.js";
 import { errorBox, fmt, h, section, table } from "../dom.js";
 
-async function iterationDetail(runId, iterationId) {
+function candidatesView(loop) {
+  const candidates = loop?.candidates || [];
+  if (candidates.length < 2) return null;
+  const rows = candidates.map((c) => h("tr", { dataset: { candidate: c.name } },
+    h("td", {}, c.name, c.name === loop.winner ? " ✓" : ""), h("td", {}, c.origin), h("td", {}, c.proposal || "—"),
+    h("td", { class: "num" }, c.error ? "failed" : fmt.number(c.score)),
+    h("td", { class: "num" }, c.interval && c.interval.low != null ? `[${fmt.number(c.interval.low)}, ${fmt.number(c.interval.high)}]` : "—"),
+    h("td", { class: "num" }, fmt.number(c.mean_return))));
+  return h("div", { class: "candidates" }, h("h4", {}, `Candidates (${candidates.length}; ✓ kept)`),
+    table(["candidate", "origin", "proposal", "score", "95% CI", "return"], rows));
+}
+
+async function iterationDetail(runId, iterationId, loop) {
   const [detail, metrics] = await Promise.all([
     api.get(runPath(runId, `/iterations/${iterationId}`)),
     api.get(runPath(runId, `/iterations/${iterationId}/metrics`)).catch(() => ({ train: [], eval: [] })),
@@ -22,6 +34,7 @@ async function iterationDetail(runId, iterationId) {
   }
   return h("div", { class: "iteration", dataset: { iteration: iterationId } },
     h("h3", {}, iterationId, " ", fmt.status(detail.status?.status || "")),
+    candidatesView(loop),
     detail.reward_spec?.latex ? h("p", {}, "Reward: ", h("code", { class: "latex" }, detail.reward_spec.latex)) : null,
     detail.reward_spec?.description ? h("p", { class: "muted" }, detail.reward_spec.description) : null,
     h("details", { open: true }, h("summary", {}, "reward code"), h("pre", { class: "code" }, detail.reward_code || "")),
@@ -37,11 +50,11 @@ async function timeline(runId) {
   if (!data.iterations.length) return null;
   const detail = h("div", {});
   const items = data.iterations.map((it) => h("button", { class: "timeline-item", dataset: { iteration: it.iteration_id },
-    onclick: () => detail.replaceChildren(h("p", { class: "muted" }, "Loading…")) || iterationDetail(runId, it.iteration_id).then((d) => detail.replaceChildren(d)) },
-  h("strong", {}, it.iteration_id), h("span", {}, ` ${fmt.number(it.judgment?.intent_score)}`), it.judgment?.passed ? " ✓" : ""));
-  const scores = data.iterations.map((it) => it.judgment?.intent_score ?? null);
-  const last = data.iterations[data.iterations.length - 1].iteration_id;
-  detail.replaceChildren(await iterationDetail(runId, last));
+    onclick: () => detail.replaceChildren(h("p", { class: "muted" }, "Loading…")) || iterationDetail(runId, it.iteration_id, it).then((d) => detail.replaceChildren(d)) },
+  h("strong", {}, it.iteration_id), h("span", {}, ` ${fmt.number(it.intent_score ?? it.judgment?.intent_score)}`), it.judgment?.passed ? " ✓" : ""));
+  const scores = data.iterations.map((it) => it.intent_score ?? it.judgment?.intent_score ?? null);
+  const last = data.iterations[data.iterations.length - 1];
+  detail.replaceChildren(await iterationDetail(runId, last.iteration_id, last));
   return h("div", {},
     data.prompt ? h("p", {}, h("strong", {}, "Intent: "), data.prompt) : null,
     h("p", { class: "muted" }, `status ${data.status ?? "?"} · best ${data.best_iteration ?? "—"} (${fmt.number(data.best_score)})`),
