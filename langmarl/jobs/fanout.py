@@ -15,20 +15,22 @@ running as a job with four cores trains on those four); Ray reserves ``cpus_per_
 job and spreads them over its nodes.
 
 A session interrupted while its jobs run (Ctrl-C, SIGTERM, an error) cancels every job it
-submitted and waits for them, so no training outlives it. A session killed outright leaves
-its jobs to finish; :func:`stop_leftover_jobs` cancels them when the iteration is trained
-again.
+submitted and waits for them, so no training outlives it; a search training its candidates
+in worker threads interrupts each call through :meth:`JobsTrainer.interrupt`. A session
+killed outright leaves its jobs to finish; :func:`stop_leftover_jobs` cancels them when the
+iteration is trained again.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import threading
 from pathlib import Path
 
 from langmarl.jobs.backend import Backend, open_backend
 from langmarl.jobs.process import GRACE_S
-from langmarl.jobs.records import JOBS_DIR, JobStore
+from langmarl.jobs.records import JOBS_DIR, JobRecord, JobStore
 from langmarl.jobs.spec import JobSpec, Resources
 from langmarl.p2p.contracts import IterationAggregation
 from langmarl.p2p.executor import RunSpec, aggregate
@@ -38,6 +40,8 @@ from langmarl.p2p.train_config import TrainConfig
 from langmarl.p2p.train_job import KIND
 
 logger = logging.getLogger(__name__)
+STOP_POLL_S = 1.0
+"""How often a call waiting on its jobs looks whether it was interrupted."""
 
 
 class JobsTrainer:
@@ -46,6 +50,7 @@ class JobsTrainer:
 
     def __init__(self, config: LoopConfig) -> None:
         self.config = config
+        self.stop = threading.Event()
 
     def __call__(
         self, it: IterationRecord, reward: Path, configs: list[TrainConfig], seeds: list[int]
@@ -53,7 +58,13 @@ class JobsTrainer:
         return train_as_jobs(
             it, reward, configs, seeds, iteration_backend(self.config, it),
             cpus=self.config.cpus_per_run, timeout_s=self.config.train_timeout_s,
+            stop=self.stop,
         )  # fmt: skip
+
+    def interrupt(self) -> None:
+        """Stop every call (a search's candidates train in worker threads): each cancels
+        its jobs and raises :class:`KeyboardInterrupt`."""
+        self.stop.set()
 
     def stop_leftovers(self, it: IterationRecord) -> None:
         """Before ``it`` is trained again: cancel the jobs an earlier attempt left."""
@@ -74,6 +85,7 @@ def train_as_jobs(
     *,
     cpus: int = 1,
     timeout_s: float = 3600.0,
+    stop: threading.Event | None = None,
 ) -> IterationAggregation:
     """Train every config x seed as a ``p2p_train`` job on ``backend`` and aggregate them.
 
@@ -85,6 +97,8 @@ def train_as_jobs(
         backend: Where the jobs run (its runs directory: ``iteration.runs_dir``).
         cpus: Cores each job reserves.
         timeout_s: Wall-clock limit of each run's training.
+        stop: Set from another thread to cancel the jobs and raise
+            :class:`KeyboardInterrupt` (what Ctrl-C does to a call in the main thread).
     """
     source = reward_path.read_text(encoding="utf-8")
     submitted: dict[str, RunSpec] = {}
@@ -101,7 +115,7 @@ def train_as_jobs(
                 job_id = backend.submit(job)
                 record = IterationRecord(iteration.runs_dir / job_id, iteration.redact)
                 submitted[job_id] = RunSpec(job_id, record, config, index)
-        ended = {job_id: backend.wait(job_id) for job_id in submitted}
+        ended = {job_id: _wait(backend, job_id, stop) for job_id in submitted}
     except BaseException:
         _cancel_all(backend, list(submitted))
         raise
@@ -112,6 +126,17 @@ def train_as_jobs(
         if ended[job_id].state != "completed"
     }
     return aggregate(iteration, done, errors)
+
+
+def _wait(backend: Backend, job_id: str, stop: threading.Event | None) -> JobRecord:
+    """The job's record once it ended; KeyboardInterrupt as soon as ``stop`` is set."""
+    if stop is None:
+        return backend.wait(job_id)
+    while True:
+        if stop.is_set():
+            raise KeyboardInterrupt("training stopped")
+        with contextlib.suppress(TimeoutError):
+            return backend.wait(job_id, timeout_s=STOP_POLL_S)
 
 
 def _cancel_all(backend: Backend, job_ids: list[str]) -> None:

@@ -182,3 +182,25 @@ def test_session_processes_take_the_least_used_core():
     assert least_used([0, 1], [0]) == 1
     assert least_used([2, 5, 7], [2, 5]) == 7
     assert least_used([0, 1], [0, 1, 0]) == 1
+
+
+def test_a_stop_from_another_thread_cancels_the_jobs_and_interrupts(tmp_path: Path):
+    """What a search's interrupt does to a call training a candidate in a worker thread."""
+    import threading
+
+    iteration = IterationRecord(tmp_path / "iter_1")
+    reward = tmp_path / "reward_fn.py"
+    reward.write_text(PENDULUM_REWARD)
+
+    class Running(RecordingBackend):
+        def wait(self, job_id: str, timeout_s: float | None = None) -> JobRecord:
+            if timeout_s is not None:  # a job that trains on until cancelled
+                raise TimeoutError(job_id)
+            return super().wait(job_id)
+
+    backend = Running(iteration.runs_dir)
+    stop = threading.Event()
+    stop.set()
+    with pytest.raises(KeyboardInterrupt):
+        train_as_jobs(iteration, reward, [TrainConfig()], [1, 2], backend, stop=stop)
+    assert backend.cancelled == ["config_0_seed_1-job", "config_0_seed_2-job"]

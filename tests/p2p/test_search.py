@@ -220,3 +220,14 @@ def test_candidates_train_at_once_when_the_cores_allow(tmp_path: Path) -> None:
     with pytest.raises(Killed):
         _search(tmp_path / "b", dying, max_iterations=1, max_parallel=3)
     assert dying.interrupted == 1
+
+
+def test_a_history_from_before_the_search_counts_its_iterations_as_tried(tmp_path: Path) -> None:
+    from langmarl.p2p.contracts import LoopResult
+
+    _, _, session = _search(tmp_path, BySource(), candidates=1, max_iterations=1)
+    result = LoopResult.model_validate(session.read_history())
+    for step in result.iterations:  # as a session written before the search lists them
+        step.candidates, step.winner = [], None
+    (tried,) = candidates.tried(session, result)
+    assert tried.proposal.objective == "backward" and tried.score == pytest.approx(0.3)

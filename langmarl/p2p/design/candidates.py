@@ -45,8 +45,14 @@ def tried(session: SessionRecord, result: LoopResult) -> list[Tried]:
     found = []
     for step in result.iterations:
         it = session.iteration(step.iteration)
-        for c in step.candidates:
-            spec = record(it, c.name, len(step.candidates) == 1).read_reward_spec()
+        listed = step.candidates
+        if not listed and step.judged:  # a history written before the search: one candidate
+            outcome = it.read_outcome()
+            means = outcome.term_means if outcome is not None else {}
+            listed = [CandidateResult(name="c_1", origin=step.reward_origin,
+                                      score=step.intent_score, term_means=means)]  # fmt: skip
+        for c in listed:
+            spec = record(it, c.name, len(listed) == 1).read_reward_spec()
             if spec.proposal is not None:
                 proposal = Proposal.model_validate(spec.proposal)
                 found.append(Tried(proposal, c.term_means, c.score))
