@@ -8,18 +8,19 @@ take the documented fallback (:func:`fallback_reward`) or stop with ``invalid_co
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from langmarl.core.errors import ParseError
 from langmarl.p2p import prompts
-from langmarl.p2p.env_specs import MujocoEnvSpec
+from langmarl.p2p.env_specs import MujocoEnvSpec, get_env_spec
 from langmarl.p2p.parsing import extract_code
 from langmarl.p2p.validation import ValidationResult, validate_reward_code
 
 if TYPE_CHECKING:
     from langmarl.llm.client import LLMClient
+    from langmarl.p2p.design.demonstrations import RewardDemo
 
 logger = logging.getLogger(__name__)
 
@@ -57,10 +58,25 @@ def elaborate(llm: LLMClient, intent: str, spec: MujocoEnvSpec) -> str:
     return "\n".join(lines[:5]) if lines else f"- {intent}"
 
 
-def write_reward(llm: LLMClient, intent: str, criteria: str, spec: MujocoEnvSpec) -> str:
-    """One authoring call; raises ParseError when the reply holds no code."""
+def write_reward(
+    llm: LLMClient, intent: str, criteria: str, spec: MujocoEnvSpec,
+    demos: Sequence[RewardDemo] = (),
+) -> str:  # fmt: skip
+    """One authoring call, each of ``demos`` (the most similar first) shown before it as an
+    earlier request and its answer, the most similar last, nearest the request: a small
+    model copies the turn closest to it (:mod:`~langmarl.p2p.design.demonstrations`).
+    Raises ParseError when the reply holds no code."""
     user = prompts.AUTHOR_USER.format(intent=intent, criteria=criteria, **env_fields(spec))
-    return extract_code(llm.chat(prompts.AUTHOR_SYSTEM, user), "reward_fn")
+    if not demos:
+        return extract_code(llm.chat(prompts.AUTHOR_SYSTEM, user), "reward_fn")
+    messages = [{"role": "system", "content": prompts.AUTHOR_SYSTEM}]
+    for demo in reversed(demos):
+        shown = prompts.AUTHOR_USER.format(intent=demo.intent, criteria=f"- {demo.intent}",
+                                           **env_fields(get_env_spec(demo.env_id)))  # fmt: skip
+        messages.append({"role": "user", "content": shown})
+        messages.append({"role": "assistant", "content": f"```python\n{demo.code}```"})
+    messages.append({"role": "user", "content": user})
+    return extract_code(llm.complete(messages).text, "reward_fn")
 
 
 def review(llm: LLMClient, code: str, intent: str, spec: MujocoEnvSpec) -> str:
@@ -117,10 +133,11 @@ def author_reward(
     do_review: bool = True,
     max_fix_attempts: int = 2,
     validator: Validator = validate_reward_code,
+    demos: Sequence[RewardDemo] = (),
 ) -> AuthoredReward:
-    """Write, review and validate a reward for ``intent`` on ``spec``."""
+    """Write (after ``demos``), review and validate a reward for ``intent`` on ``spec``."""
     try:
-        code = write_reward(llm, intent, criteria, spec)
+        code = write_reward(llm, intent, criteria, spec, demos)
     except ParseError as exc:
         logger.info("reward author gave no code: %s", exc)
         code = f"# the author's reply held no code\n# {str(exc)[:200]!r}\n"

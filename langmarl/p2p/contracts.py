@@ -17,7 +17,15 @@ SessionStatus = Literal[
     "pending", "running", "passed", "max_iterations", "invalid_code", "error", "cancelled"
 ]
 RewardOrigin = Literal[
-    "user", "author", "structured", "variant", "random", "revision", "fallback", "previous"
+    "user",
+    "author",
+    "demonstration",
+    "structured",
+    "variant",
+    "random",
+    "revision",
+    "fallback",
+    "previous",
 ]
 
 
@@ -28,7 +36,9 @@ class RewardSpec(BaseModel):
     terms: dict[str, str] = Field(default_factory=dict)
     description: str = ""
     origin: RewardOrigin = "user"
-    """Who wrote it: the user, the LLM author (free-form code), the structured author (a
+    """Who wrote it: the user, the LLM author (free-form code; ``demonstration`` when it is a
+    close copy of a verified reward shown to it: :mod:`~langmarl.p2p.design.
+    demonstrations`), the structured author (a
     proposal over the env's term catalog, compiled), the search (a ``variant`` of the best
     candidate so far, or a ``random`` draw from the catalog: :mod:`~langmarl.p2p.design.
     search`), a revision, the documented fallback template, or the previous iteration's

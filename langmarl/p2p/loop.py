@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from langmarl.core.errors import ConfigError
+from langmarl.core.errors import ConfigError, LangmarlError
 from langmarl.core.secrets import Redactor, environment_secrets, llm_secrets, redacting_logs
 from langmarl.p2p import author, iteration, judge, proposing
 from langmarl.p2p.contracts import (
@@ -54,7 +54,7 @@ from langmarl.p2p.contracts import (
     LoopResult,
     RewardSpec,
 )
-from langmarl.p2p.design import baseline, candidates, checks
+from langmarl.p2p.design import baseline, candidates, checks, demonstrations
 from langmarl.p2p.design.proposals import Proposal
 from langmarl.p2p.env_specs import MujocoEnvSpec, get_env_spec
 from langmarl.p2p.executor import run_record
@@ -254,6 +254,8 @@ class Session:
                 outcome = trained
             if outcome.passed:
                 self.result.status = "passed"
+                if self.check is not None:  # checked: a demonstration for later sessions
+                    self.accept(it)
                 return
             if step.iteration >= self.config.max_iterations:
                 self.result.status = "max_iterations"
@@ -293,6 +295,16 @@ class Session:
             candidates=[c.model_dump(include={"name", "origin", "proposal"}) for c in listed],
         )  # fmt: skip
         self.commit()
+
+    def accept(self, it: IterationRecord) -> None:
+        """Add ``it``'s reward to the demonstrations of the runs directory
+        (:func:`~langmarl.p2p.design.demonstrations.accept`); a failure to write is logged,
+        never the session's."""
+        try:
+            demonstrations.accept(self.record.path.parent, self.intent, self.spec.env_id,
+                                  it.read_reward_source(), self.record.session_id)  # fmt: skip
+        except (OSError, LangmarlError) as exc:
+            logger.warning("the passed reward was not added to the demonstrations: %s", exc)
 
     def commit(self) -> None:
         """Save ``loop_history.json``: what a resumed session continues from."""

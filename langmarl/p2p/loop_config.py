@@ -40,6 +40,10 @@ class LoopConfig(BaseModel):
     """Rewards trained per iteration, the best kept (by the check, else the judges). Each
     trains every config x seed; two fill a 2-core machine with one seed each. Free-form
     authors write (or revise) this many and identical ones train once."""
+    demonstrations: int = Field(default=2, ge=0, le=8)
+    """Verified rewards for the most similar intents of other envs (and rewards earlier
+    sessions' checks passed, in ``runs_dir``) shown to a free-form author as earlier chat
+    turns before it writes (:mod:`langmarl.p2p.design.demonstrations`); 0: none."""
     elaborate: bool = True
     """Turn the intent into measurable criteria first (one LLM call)."""
     review: bool = True

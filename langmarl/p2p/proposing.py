@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from langmarl.p2p import author, reviser
 from langmarl.p2p.contracts import IterationOutcome, RewardOrigin
-from langmarl.p2p.design import candidates, search, structured
+from langmarl.p2p.design import candidates, demonstrations, search, structured
 from langmarl.p2p.design.catalog import compile_for_env
 from langmarl.p2p.design.proposals import Proposal
 from langmarl.p2p.records import IterationInputs
@@ -75,17 +75,23 @@ def written(
 
 
 def first_reward(session: Session) -> IterationInputs | None:
-    """An authored reward, the fallback template, or None (-> invalid_code)."""
+    """An authored reward (written after the demonstrations most like the intent: origin
+    ``demonstration`` when it is a close copy of one), the fallback template, or None
+    (-> invalid_code)."""
     settings = session.config
+    shown = demonstrations.choose(session.intent, session.spec.env_id,
+                                  settings.demonstrations, session.record.path.parent)  # fmt: skip
     authored = author.author_reward(
         session.llm, session.intent, session.result.criteria, session.spec,
         do_review=settings.review, max_fix_attempts=settings.max_fix_attempts,
-        validator=session.validator,
+        validator=session.validator, demos=shown,
     )  # fmt: skip
     session.last_errors = authored.errors
     config = session.config.train_config()
     if authored.source is not None and authored.validation is not None:
-        return IterationInputs(authored.source, reward_spec(authored.validation, "author"), config)
+        copied = demonstrations.adapted_from(authored.source, shown)
+        origin: RewardOrigin = "author" if copied is None else "demonstration"
+        return IterationInputs(authored.source, reward_spec(authored.validation, origin), config)
     session.result.error = "no authored reward validated: " + " | ".join(authored.errors[-3:])
     if session.config.fallback == "none":
         return None

@@ -39,7 +39,13 @@ def test_two_iterations_with_every_stage_on_the_embedded_model_end_with_a_valid_
         assert len(result.iterations) == len(records) == 2 and result.best_iteration is not None
     for record in records:
         assert record.validate() == []
-        assert record.read_reward_spec().origin in ("author", "revision", "fallback", "previous")
+        assert record.read_reward_spec().origin in (
+            "author",
+            "demonstration",
+            "revision",
+            "fallback",
+            "previous",
+        )
         judgment = record.read_judgment()
         assert judgment is not None and 0.0 <= judgment.intent_score <= 1.0
         assert {j.judge for j in judgment.judges} >= {"code", "summary"}
