@@ -9,6 +9,8 @@
 - :mod:`~langmarl.p2p.design.structured`: the structured author, where the model ranks the
   objectives by likelihood.
 - :mod:`~langmarl.p2p.design.baseline`: the env's own reward at the session's budget, checked.
+- :mod:`~langmarl.p2p.design.demonstrations`: verified rewards of other envs shown to a
+  model that writes code, as earlier chat turns; checked passes join them.
 - :mod:`~langmarl.p2p.design.search`: K candidates per iteration: the model's ranked
   objectives (or random draws, the control), then rule-made variants of the best.
 - :mod:`~langmarl.p2p.design.candidates`: an iteration's candidates on disk, trained at
