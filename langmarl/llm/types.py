@@ -91,6 +91,8 @@ class ToolCall:
             arguments = json.loads(raw)
         except ValueError as exc:
             return cls(id, name, {}, raw, f"arguments are not JSON ({exc}): {raw[:120]!r}")
+        except RecursionError:  # a model's reply is data: nesting past the parser's depth
+            return cls(id, name, {}, raw, f"arguments nest too deeply: {raw[:120]!r}")
         if not isinstance(arguments, dict):
             return cls(id, name, {}, raw, f"arguments are not a JSON object: {raw[:120]!r}")
         return cls(id, name, arguments, raw)

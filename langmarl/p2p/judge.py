@@ -15,8 +15,9 @@ from __future__ import annotations
 import json
 import logging
 import math
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -172,19 +173,54 @@ def summary_judge(
     return JudgeScore(judge="summary", score=score, reason=reason)
 
 
+MAX_VIDEO_BYTES = 64 * 2**20
+MAX_FRAME_PIXELS = 2_000_000
+"""A frame larger than this (1920 x 1040) is refused: the session's videos are 480 x 480."""
+MAX_FRAMES = 20_000
+
+
 def video_frames(video: Path, count: int = 6) -> list[bytes]:
-    """``count`` evenly spaced frames of ``video`` as PNG bytes."""
+    """``count`` evenly spaced frames of ``video`` as PNG bytes, decoded one at a time and
+    only the picked ones kept (the file was written by confined code: its size, frame size
+    and length are bounded).
+
+    Raises:
+        ValueError: for a file over :data:`MAX_VIDEO_BYTES`, a frame over
+            :data:`MAX_FRAME_PIXELS`, more than :data:`MAX_FRAMES` frames, or no frame.
+    """
     import imageio.v2 as imageio
 
-    frames = list(imageio.mimread(video, memtest=False))
-    picks = np.linspace(0, len(frames) - 1, num=min(count, len(frames))).astype(int)
-    return [imageio.imwrite("<bytes>", frames[i], format="png") for i in picks]
+    size = video.stat().st_size
+    if size > MAX_VIDEO_BYTES:
+        raise ValueError(f"{video.name} is {size / 2**20:.0f} MiB, over the video limit")
+
+    def frames() -> Iterator[np.ndarray]:
+        with imageio.get_reader(video) as reader:
+            for index, frame in enumerate(cast("Iterable[np.ndarray]", reader)):
+                if index >= MAX_FRAMES:
+                    raise ValueError(f"{video.name} has over {MAX_FRAMES} frames")
+                if frame.shape[0] * frame.shape[1] > MAX_FRAME_PIXELS:
+                    raise ValueError(f"{video.name} has {frame.shape[1]}x{frame.shape[0]} "
+                                     f"frames, over {MAX_FRAME_PIXELS:,} pixels")  # fmt: skip
+                yield frame
+
+    total = sum(1 for _ in frames())  # a first pass counts, keeping nothing
+    if total == 0:
+        raise ValueError(f"{video.name} has no frames")
+    picks = set(np.linspace(0, total - 1, num=min(count, total)).astype(int).tolist())
+    return [imageio.imwrite("<bytes>", frame, format="png")
+            for index, frame in enumerate(frames()) if index in picks]  # fmt: skip
 
 
 def vlm_judge(vlm: LLMClient, intent: str, criteria: str, video: Path) -> JudgeScore:
-    """A multimodal model scores frames of ``video``."""
+    """A multimodal model scores frames of ``video`` (no score, and why, when they cannot
+    be read)."""
     user = prompts.VLM_JUDGE_USER.format(intent=intent, criteria=criteria)
-    reply = vlm.chat(prompts.VLM_JUDGE_SYSTEM, user, images=list(video_frames(video)))
+    try:
+        images = video_frames(video)
+    except ValueError as exc:
+        return JudgeScore(judge="vlm", reason=f"no frames: {exc}"[:200])
+    reply = vlm.chat(prompts.VLM_JUDGE_SYSTEM, user, images=list(images))
     try:
         score, reason = parse_score(reply)
     except ParseError as exc:

@@ -198,11 +198,12 @@ def _view_frames(lookback: Lookback, args: dict[str, Any]) -> ToolOutput:
     summary = run.read_summary()
     with_video = [c for c in summary.checkpoints if "median" in c.videos] if summary else []
     names = run.video_filenames()
-    if not with_video or not (run.videos_dir / with_video[-1].videos["median"]).is_file():
+    video = run.video(with_video[-1].videos["median"]) if with_video else None
+    if video is None:
         listed = ", ".join(names) if names else "none"
         return ToolOutput(f"iteration {number} has no median video (videos: {listed})", ok=False)
     checkpoint = with_video[-1]
-    name = checkpoint.videos["median"]
+    name = video.name
     about = f"{name} (step {checkpoint.step}, median return {checkpoint.median_return:.2f})"
     if not lookback.images:
         return ToolOutput(
@@ -211,7 +212,10 @@ def _view_frames(lookback: Lookback, args: dict[str, Any]) -> ToolOutput:
         )
     from langmarl.p2p.judge import video_frames
 
-    frames = video_frames(run.videos_dir / name, args.get("count", 4))
+    try:
+        frames = video_frames(video, args.get("count", 4))
+    except ValueError as exc:
+        return ToolOutput(f"no frames of {about}: {exc}", ok=False)
     return ToolOutput(f"{len(frames)} frames of {about}, in time order.", tuple(frames))
 
 

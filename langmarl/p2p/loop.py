@@ -161,7 +161,7 @@ class Session:
             self.config.dominance_threshold,
         )
         videos = summary.checkpoints[-1].videos if summary.checkpoints else {}
-        video = run.videos_dir / videos["median"] if "median" in videos else None
+        video = run.video(videos["median"]) if "median" in videos else None
         scores = judge.judge_run(
             self.llm, self.intent, self.result.criteria, self.spec, trajectory,
             judge_code=self.judge_code, use_summary=self.config.summary_judge, vlm=self.vlm,

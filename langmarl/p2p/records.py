@@ -241,6 +241,20 @@ class IterationRecord(_Record):
         total = max(int(config.get("total_timesteps", 0)), 1)
         return min(1.0, max(int(r.get("step", 0)) for r in rows) / total)
 
+    def video(self, name: str) -> Path | None:
+        """The video ``name`` of this run's ``videos/``, or None when there is none: no file,
+        or a name that leaves the directory (absolute, ``..``, a symlink out). The names come
+        from ``summary.json``, which the confined training process wrote, and the unconfined
+        session decodes what they name."""
+        if not name or Path(name).is_absolute() or Path(name).name != name:
+            return None
+        path = self.videos_dir / name
+        try:
+            inside = path.resolve(strict=True).parent == self.videos_dir.resolve(strict=True)
+        except OSError:
+            return None
+        return path if inside and path.is_file() and not path.is_symlink() else None
+
     def video_filenames(self) -> list[str]:
         return (
             sorted(p.name for p in self.videos_dir.glob("*.mp4"))

@@ -78,7 +78,7 @@ def parse_call_lines(reply: str) -> list[tuple[str, dict[str, Any]]]:
             continue
         try:
             arguments = json.loads(match.group(2) or "{}")
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
             continue
         if isinstance(arguments, dict):
             calls.append((match.group(1), arguments))

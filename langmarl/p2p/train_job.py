@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from langmarl.config.runs_root import DEFAULT_RUNS_DIR, RunId, RunsDir
 from langmarl.core.errors import LangmarlError
@@ -34,7 +34,9 @@ class TrainJobConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     reward_source: str = Field(min_length=1)
-    """The validated reward file's text (written into the run directory)."""
+    """The validated reward file's text (written into the run directory). It must pass the
+    static check here (a job submitted over the API is refused at once), and the job
+    validates it in the sandbox on its env before training, as a session does."""
     train: dict[str, Any] = Field(default_factory=dict)
     """TrainConfig fields of the run."""
     timeout_s: float = Field(default=3600.0, gt=0)
@@ -45,6 +47,17 @@ class TrainJobConfig(BaseModel):
     """The run directory's name (a job sets its id)."""
     seed: int | None = None
     """The run's seed (None: the one in ``train``)."""
+
+    @field_validator("reward_source")
+    @classmethod
+    def _statically_sound(cls, value: str) -> str:
+        from langmarl.p2p.validation import check_static
+
+        result = check_static(value)
+        if not result.ok:
+            raise ValueError(f"the reward fails the static check ({result.stage}): "
+                             f"{result.message()}")  # fmt: skip
+        return value
 
     def train_config(self) -> TrainConfig:
         """The run's TrainConfig (``seed`` applied)."""
@@ -83,6 +96,7 @@ def run_train_job(config: TrainJobConfig) -> Path:
     """
     from langmarl.p2p.executor import train_runs
     from langmarl.p2p.records import IterationRecord
+    from langmarl.p2p.validation import validate_reward_code
     from langmarl.store.run import RunDir
 
     train = config.train_config()
@@ -92,6 +106,10 @@ def run_train_job(config: TrainJobConfig) -> Path:
             KIND, {**config.model_dump(exclude={"reward_source"}), "train": train.model_dump()}
         )
         with run.tracking():
+            validation = validate_reward_code(config.reward_source, train.env_id)
+            if not validation.ok:
+                raise TrainingFailed(f"the reward did not validate ({validation.stage}): "
+                                     f"{validation.message()}")  # fmt: skip
             record = IterationRecord(run.path)
             record.save_reward_source(config.reward_source)
             aggregation = train_runs(

@@ -83,7 +83,11 @@ def test_a_client_without_tool_support_refuses_tools() -> None:
 
 @pytest.mark.parametrize(
     ("raw", "error"),
-    [("{not json", "arguments are not JSON"), ("[1, 2]", "not a JSON object")],
+    [
+        ("{not json", "arguments are not JSON"),
+        ("[1, 2]", "not a JSON object"),
+        ('{"a": ' + "[" * 100_000 + "]" * 100_000 + "}", "nest too deeply"),
+    ],  # issue 39
 )
 def test_arguments_that_are_not_a_json_object_are_kept_with_the_reason(raw, error) -> None:
     call = ToolCall.parse("c1", "add", raw)

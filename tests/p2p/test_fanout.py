@@ -204,3 +204,21 @@ def test_a_stop_from_another_thread_cancels_the_jobs_and_interrupts(tmp_path: Pa
     with pytest.raises(KeyboardInterrupt):
         train_as_jobs(iteration, reward, [TrainConfig()], [1, 2], backend, stop=stop)
     assert backend.cancelled == ["config_0_seed_1-job", "config_0_seed_2-job"]
+
+
+def test_a_training_job_validates_its_reward_before_it_trains(tmp_path: Path) -> None:
+    """The static check refuses a reward at the job's config (issue 39, finding 5); one that
+    passes it but fails on the env (a key the env lacks) fails the job in the sandbox's
+    validation, before any training process starts."""
+    from langmarl.p2p.train_job import TrainingFailed, TrainJobConfig, run_train_job
+    from langmarl.store.run import RunDir
+
+    with pytest.raises(ConfigError, match="reward_source"):
+        validate_train_job({"reward_source": "import os\n" + PENDULUM_REWARD})
+    wrong = PENDULUM_REWARD.replace("next_obs[1]", 'info["no_such_key"]')
+    config = TrainJobConfig(reward_source=wrong, runs_dir=str(tmp_path), run_id="job",
+                            train={"env_id": "InvertedPendulum-v5"})  # fmt: skip
+    with pytest.raises(TrainingFailed, match="did not validate"):
+        run_train_job(config)
+    record = RunDir(tmp_path / "job").record()
+    assert record.status == "failed" and not (tmp_path / "job" / "summary.json").exists()

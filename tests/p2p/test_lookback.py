@@ -163,3 +163,42 @@ def test_tool_specs_declare_every_tool_with_an_object_schema():
     assert [s.name for s in specs] == list(TOOLS)
     assert all(s.parameters["type"] == "object" for s in specs)
     assert specs[1].openai()["function"]["parameters"]["required"] == ["iteration"]
+
+
+@pytest.mark.parametrize("escape", ["outside", "absolute", "symlink"])
+def test_a_video_name_that_leaves_the_run_is_never_decoded(tmp_path: Path, escape: str):
+    """The video's name comes from summary.json, which the confined training process wrote:
+    an absolute name, ``..`` or a symlink out of ``videos/`` names no video (issue 39)."""
+    session = build_session(tmp_path / "runs", video=True)
+    secret = tmp_path / "secret.mp4"
+    secret.write_bytes(video_bytes())  # a real video, outside the run
+    it = session.iteration(1)
+    name = {"outside": "../../../../secret.mp4", "absolute": str(secret), "symlink": "link.mp4"}
+    if escape == "symlink":
+        (it.videos_dir / "link.mp4").symlink_to(secret)
+    summary = it.read_summary()
+    assert summary is not None
+    summary.checkpoints[-1].videos["median"] = name[escape]
+    it.save_summary(summary)
+    answer = call_tool(Lookback(session, 2, images=True), "view_frames", {"iteration": 1})
+    assert not answer.ok and answer.images == () and "no median video" in answer.text
+    assert it.video(name[escape]) is None and it.video(VIDEO) is not None
+
+
+def test_frames_are_decoded_within_a_budget(tmp_path: Path):
+    """Only the frames asked for are kept; a frame over the pixel budget is refused with a
+    reason, not decoded into memory (a 1600 x 1600 GIF of 48 frames, issue 39)."""
+    import imageio.v2 as imageio
+    import numpy as np
+
+    from langmarl.p2p.judge import MAX_FRAME_PIXELS, video_frames
+
+    big = tmp_path / "big.gif"
+    imageio.mimwrite(big, [np.zeros((1600, 1600, 3), dtype=np.uint8)] * 48)
+    assert MAX_FRAME_PIXELS < 1600 * 1600
+    with pytest.raises(ValueError, match="over 2,000,000 pixels"):
+        video_frames(big, 2)
+    small = tmp_path / "small.gif"
+    imageio.mimwrite(small, [np.full((16, 16, 3), i, dtype=np.uint8) for i in range(40)])
+    frames = video_frames(small, 4)
+    assert len(frames) == 4 and all(f.startswith(b"\x89PNG") for f in frames)

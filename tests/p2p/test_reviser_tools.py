@@ -106,6 +106,10 @@ def test_parse_call_lines():
     ]
     assert parse_call_lines('CALL read_code {"iteration": 2} and more') == []
     assert parse_call_lines("```python\nx = 1\n```\nCALL list_iterations") == []
+    deep = '{"iteration": ' + "[" * 100_000 + "]" * 100_000 + "}"  # past the parser's depth
+    assert parse_call_lines(f"CALL read_code {deep}\nCALL list_iterations") == [
+        ("list_iterations", {})
+    ]  # skipped like any line that does not parse (issue 39)
 
 
 def _stub_reply(body: dict[str, Any]) -> str | StubReply:

@@ -183,3 +183,21 @@ def test_without_a_backend_starting_is_503_and_routes_are_documented(tmp_path: P
     assert set(paths["/api/benchmarks"]) == {"get", "post"}
     assert set(paths["/api/benchmarks/{bench_id}"]) == {"get", "delete"}
     assert "post" in paths["/api/benchmarks/{bench_id}/stop"]
+
+
+def test_a_benchmark_behind_a_symlink_is_not_listed(
+    served: tuple[TestClient, RecordingBackend, Path], tmp_path: Path
+) -> None:
+    """A directory linked out of the runs root is not followed (issue 39), as the runs
+    listing does not follow one; the detail and DELETE refuse it already."""
+    client, _, runs = served
+    outside = tmp_path / "outside"
+    (outside / "group" / "bench_x").mkdir(parents=True)
+    table = {"cases": [], "summary": {}, "complete": True}
+    (outside / "group" / "bench_x" / "bench.json").write_text(json.dumps(table))
+    (outside / "bench_y").mkdir()
+    (outside / "bench_y" / "bench.json").write_text(json.dumps(table))
+    runs.mkdir(parents=True, exist_ok=True)
+    (runs / "linked_group").symlink_to(outside / "group")
+    (runs / "linked_bench").symlink_to(outside / "bench_y")
+    assert client.get("/api/benchmarks").json() == []

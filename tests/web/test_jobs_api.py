@@ -62,6 +62,12 @@ def test_invalid_jobs_are_refused_before_anything_runs(tmp_path: Path) -> None:
     assert response.status_code == 422 and "'kind'" in response.json()["error"]
     response = client.post("/api/jobs", json={"kind": "p2p", "config": {}})
     assert response.status_code == 422 and "intent" in response.json()["error"]
+    # a training job's reward gets the session's static check (issue 39, finding 5)
+    reward = "import os\ndef reward_fn(obs, action, next_obs, info):\n    return 0.0, {}\n"
+    train = {"kind": "p2p_train", "config": {"reward_source": reward}}
+    response = client.post("/api/jobs", json=train)
+    assert response.status_code == 422, response.text
+    assert "reward_source" in response.json()["error"] and "os" in response.json()["error"]
     response = client.post("/api/jobs", json={"kind": "language", "config": "/etc/passwd"})
     assert response.status_code == 422 and "file name" in response.json()["error"]
     # a file named inside the config (issue 26, finding 13): refused, never read

@@ -70,12 +70,15 @@ class BenchRequest(BaseModel):
 
 def _tables(board: Dashboard) -> dict[str, Path]:
     """Bench id → directory: every ``p2p_bench`` run and every older table, two levels
-    deep at most (hidden directories, the trash among them, are skipped)."""
+    deep at most (hidden directories, the trash among them, are skipped, and so are
+    symlinks: a link may lead out of the runs directory, as the runs listing decides)."""
     found = {e.run_id: e.path for e in board.index.entries() if e.summary.kind == KIND}
     for path in sorted(board.root.glob(f"*/{BENCH_FILE}")) + sorted(
         board.root.glob(f"*/*/{BENCH_FILE}")
     ):
-        if not any(part.startswith(".") for part in path.relative_to(board.root).parts):
+        parts = path.relative_to(board.root).parts
+        linked = any((board.root / Path(*parts[: i + 1])).is_symlink() for i in range(len(parts)))
+        if not linked and not any(part.startswith(".") for part in parts):
             found.setdefault(board.index.run_id(path.parent), path.parent)
     return found
 
