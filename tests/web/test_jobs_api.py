@@ -62,6 +62,13 @@ def test_invalid_jobs_are_refused_before_anything_runs(tmp_path: Path) -> None:
     assert response.status_code == 422 and "'kind'" in response.json()["error"]
     response = client.post("/api/jobs", json={"kind": "p2p", "config": {}})
     assert response.status_code == 422 and "intent" in response.json()["error"]
+    # overrides are applied to the config: the same outside-file check (issue 39, finding 4)
+    for overrides in ({"benchmark_path": "/etc/passwd"}, {"llm": "/etc/passwd"}):
+        sneaky = {"kind": "language", "config": {"env": "language"}, "overrides": overrides}
+        response = client.post("/api/jobs", json=sneaky)
+        assert response.status_code == 422, response.text
+        error = response.json()["error"]
+        assert "overrides." in error and "outside" in error and "root:" not in error
     # a training job's reward gets the session's static check (issue 39, finding 5)
     reward = "import os\ndef reward_fn(obs, action, next_obs, info):\n    return 0.0, {}\n"
     train = {"kind": "p2p_train", "config": {"reward_source": reward}}

@@ -59,6 +59,7 @@ def submit(spec: JobSpec, board: DashboardDep) -> dict[str, Any]:
             "send the config itself as a JSON object (e.g. the file's contents)",
         )  # fmt: skip
     _refuse_outside_files(spec.config, board.root)
+    _refuse_outside_files(spec.overrides, board.root, "overrides")  # applied to the config
     backend = _backend(board)
     try:
         job_id = backend.submit(spec)
