@@ -92,9 +92,16 @@ def submit(
             "jobs with it: add --wait, or give --address auto / ray://HOST:10001"
         )
 
-    fields = {"kind": kind, "config": config or {}, "overrides": parse_overrides(set_),
+    from langmarl.config.loading import read_mapping
+    from langmarl.jobs.environment import key_variables, known_key_variables
+
+    overrides = parse_overrides(set_)
+    read = read_mapping(Path(config)) if config else {}
+    # the operator submits: the job gets the keys its config reads and every provider's
+    passed = known_key_variables() | set(key_variables(read)) | set(key_variables(overrides))
+    fields = {"kind": kind, "config": config or {}, "overrides": overrides,
               "seed": seed, "resources": {"cpus": cpus, "memory_gb": memory_gb},
-              "name": name, "intent": intent}  # fmt: skip
+              "name": name, "intent": intent, "env": sorted(passed)}  # fmt: skip
     spec = parse_spec(fields, "the command line")
     jobs = _backend(runs_dir, backend, address)
     job_id = jobs.submit(spec)

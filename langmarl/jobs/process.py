@@ -17,21 +17,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO
 
+from langmarl.jobs.environment import THREAD_VARIABLES, job_environment
+
+__all__ = ["GRACE_S", "THREAD_VARIABLES", "job_environment", "run_command"]
+
 GRACE_S = 30.0
 """Seconds a cancelled command has to save its run before it is killed."""
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-                    "LANGMARL_TORCH_THREADS")  # fmt: skip
-"""Set to the job's cores, so torch and BLAS start no more threads than it has."""
-
-
-def job_environment(cpus: int, base: dict[str, str] | None = None) -> dict[str, str]:
-    """The command's environment: ``base`` (default: this process's) with every thread
-    count set to ``cpus``."""
-    env = dict(os.environ if base is None else base)
-    env.update({name: str(cpus) for name in THREAD_VARIABLES})
-    env["PYTHONUNBUFFERED"] = "1"  # the log shows progress as it happens
-    return env
-
 
 PR_SET_PDEATHSIG = 1
 

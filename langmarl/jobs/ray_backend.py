@@ -132,7 +132,7 @@ def run_job(payload: dict[str, Any], runner: Any) -> dict[str, Any]:
     def work() -> None:
         with open(log_path, "ab") as log:
             outcome_box["code"] = run_command(
-                argv, env=job_environment(spec.resources.cpus), log=log,
+                argv, env=job_environment(spec.resources.cpus, spec.env), log=log,
                 stop_requested=stop.is_set, grace_s=payload["grace_s"],
             )  # fmt: skip
 

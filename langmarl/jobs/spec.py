@@ -64,6 +64,18 @@ class JobSpec(BaseModel):
     """A label; the job id starts with it (default: the kind)."""
     intent: str | None = None
     """Reward space (p2p) only: the behaviour wanted, in words."""
+    env: list[str] = Field(default_factory=list)
+    """Environment variables (names) the command receives beyond the base set: the API keys
+    its config reads (:mod:`langmarl.jobs.environment`; over the dashboard's API only those
+    the operator allows)."""
+
+    @field_validator("env")
+    @classmethod
+    def _variable_names(cls, names: list[str]) -> list[str]:
+        for name in names:
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+                raise ValueError(f"{name!r} is not an environment variable's name")
+        return sorted(set(names))
 
     @field_validator("kind")
     @classmethod

@@ -68,7 +68,7 @@ def supervise(store: JobStore, job_id: str, max_cpus: int | None, grace_s: float
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "ab") as log:
         code = run_command(
-            argv, env=job_environment(record.spec.resources.cpus), log=log,
+            argv, env=job_environment(record.spec.resources.cpus, record.spec.env), log=log,
             stop_requested=lambda: stop.is_set() or store.read(job_id).cancel_requested,
             grace_s=grace_s, cores=record.cores,
             started=lambda pid: store.update(job_id, command_pid=pid,

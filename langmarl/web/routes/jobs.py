@@ -19,6 +19,7 @@ from fastapi import APIRouter, Query
 
 from langmarl.core.errors import ConfigError
 from langmarl.jobs import Backend, JobRecord, JobSpec
+from langmarl.jobs.environment import api_job_problems, key_variables
 from langmarl.web.errors import ApiError
 from langmarl.web.state import Dashboard, DashboardDep
 
@@ -60,6 +61,12 @@ def submit(spec: JobSpec, board: DashboardDep) -> dict[str, Any]:
         )  # fmt: skip
     _refuse_outside_files(spec.config, board.root)
     _refuse_outside_files(spec.overrides, board.root, "overrides")  # applied to the config
+    asked = {"config": spec.config, "overrides": spec.overrides}
+    for field, fix in api_job_problems(spec.env, asked):
+        raise ApiError(422, f"invalid body field {field!r}: not allowed for jobs sent over "
+                       "the API", fix)  # fmt: skip
+    named = {name for where, part in asked.items() for name in key_variables(part, where)}
+    spec = spec.model_copy(update={"env": sorted(set(spec.env) | named)})
     backend = _backend(board)
     try:
         job_id = backend.submit(spec)
