@@ -93,6 +93,13 @@ def key_variables(config: Any, where: str = "config") -> dict[str, str]:
     return found
 
 
+def inline_keys(config: Any) -> list[str]:
+    """The fields of ``config`` that hold an API key itself (``api_key``), not the name of
+    a variable holding it."""
+    return [path for path, key, value in _walk(config)
+            if key == "api_key" and isinstance(value, str) and value]  # fmt: skip
+
+
 def known_key_variables() -> set[str]:
     """Every provider key variable langmarl knows (the presets', OpenAI's, Hugging Face's)."""
     found = {str(p.fields.get("api_key_env_var", "")) for p in PRESETS.values()}

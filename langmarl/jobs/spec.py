@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from langmarl.config.loading import apply_overrides, read_mapping
 from langmarl.config.runs_root import DEFAULT_RUNS_DIR, read_old_names
 from langmarl.core.errors import ConfigError
+from langmarl.jobs.environment import inline_keys
 from langmarl.store import kinds
 from langmarl.store.run import RUN_FILE
 
@@ -143,6 +144,12 @@ def resolve_config(spec: JobSpec, run_dir: Path) -> dict[str, Any]:
     """
     data = read_mapping(Path(spec.config)) if isinstance(spec.config, str) else spec.config
     placed = place(apply_overrides(data, spec.overrides), run_dir, spec.seed)
+    for field in inline_keys(placed):  # the config is copied into the job's records
+        raise ConfigError(
+            f"{field} holds an API key inline: a job's config is written to its records, so "
+            "give the key through the environment instead (api_key_env_var naming a variable "
+            "that holds it; see `langmarl jobs` in the docs for what a job receives)"
+        )
     validate = kinds.get(spec.kind).validate_config
     if validate is not None:
         kinds.load(validate)(placed, "the job's config")

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from fastapi.testclient import TestClient
 from web_fixtures import REPLIES
 
@@ -21,8 +22,15 @@ from langmarl.web import create_app
 STUB = role_responder(REPLIES)  # type: ignore[arg-type]
 
 
+@pytest.fixture(autouse=True)
+def job_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The jobs' API key, in the server's environment, which the operator lets jobs have."""
+    monkeypatch.setenv("JOB_TEST_KEY", "sk-job-secret-5678")
+    monkeypatch.setenv("LANGMARL_JOB_ENV", "JOB_TEST_KEY")
+
+
 def _language_job(stub: OpenAIStub, iterations: int = 1) -> dict[str, Any]:
-    llm = stub.llm_config(api_key="sk-job-secret-5678")
+    llm = stub.llm_config(api_key_env_var="JOB_TEST_KEY")
     config = {"env": "language", "num_iterations": iterations, "trajectories_per_iteration": 2,
               "validation_size": 1, "llm": llm}  # fmt: skip
     return {"kind": "language", "config": config, "seed": 1, "name": "tiny"}
@@ -50,6 +58,9 @@ def test_submit_follow_and_find_the_run(tmp_path: Path) -> None:
         run = httpx.get(f"{url}/api/runs/{job['run_id']}", timeout=30).json()
         assert (run["run"]["kind"], run["run"]["status"]) == ("language", "completed")
         assert "sk-job-secret" not in str(run)
+        assert done["spec"]["env"] == ["JOB_TEST_KEY"]  # the job was given the variable
+    on_disk = [p.read_text(errors="replace") for p in runs.rglob("*") if p.is_file()]
+    assert not any("sk-job-secret" in text for text in on_disk)  # issue 39, finding 6
 
 
 def test_invalid_jobs_are_refused_before_anything_runs(tmp_path: Path) -> None:
@@ -69,6 +80,13 @@ def test_invalid_jobs_are_refused_before_anything_runs(tmp_path: Path) -> None:
         assert response.status_code == 422, response.text
         error = response.json()["error"]
         assert "overrides." in error and "outside" in error and "root:" not in error
+    # a key inline in a job's config would be written to its records (issue 39, finding 6)
+    inline = {"kind": "language", "config": {"env": "language", "llm": {
+        "name": "x", "model_string": "x", "base_url": "http://127.0.0.1:9/v1",
+        "api_key": "sk-inline-1234"}}}  # fmt: skip
+    response = client.post("/api/jobs", json=inline)
+    assert response.status_code == 422 and "config.llm.api_key" in response.json()["error"]
+    assert "sk-inline" not in response.text
     # a training job's reward gets the session's static check (issue 39, finding 5)
     reward = "import os\ndef reward_fn(obs, action, next_obs, info):\n    return 0.0, {}\n"
     train = {"kind": "p2p_train", "config": {"reward_source": reward}}
