@@ -107,10 +107,15 @@ FORBIDDEN_ATTRIBUTES = _words(
     memmap DataSource f2py distutils testing lib ma core show_config show_runtime
     gi_frame gi_code gi_yieldfrom cr_frame cr_code cr_await ag_frame ag_code f_back f_globals
     f_locals f_builtins f_code f_trace tb_frame tb_next co_code co_consts func_globals mro
-    with_traceback"""
+    with_traceback
+    storage untyped_storage typed_storage from_file from_buffer share_memory_ is_shared
+    data_ptr pin_memory set_ cuda to_dlpack from_dlpack numpy hub jit library ops classes
+    utils cpp_extension"""
 )
-"""Attributes refused on any object: escape hatches, numpy's file and native-code entry points,
-and the frame/code/traceback attributes that reach other scopes' globals."""
+"""Attributes refused on any object: escape hatches, numpy's file and native-code entry
+points, torch's storage, shared-memory, native-library and file entry points (a batched
+reward's tensors: ``obs.untyped_storage().from_file(path)`` reads a file), and the
+frame/code/traceback attributes that reach other scopes' globals."""
 HARNESS = Path(__file__).with_name("_harness.py")
 
 

@@ -52,6 +52,12 @@ def test_escape_hatches_are_rejected():
         ("np._core.multiarray", "`_core`"),
         ("np.ctypeslib.load_library('libc', '/lib')", "`ctypeslib`"),
         ("__builtins__['open']", "`__builtins__`"),
+        # a batched reward's tensors (issue 39, finding 9): storage, shared memory, files
+        ("obs.untyped_storage().from_file('/etc/hostname', False, 64)", "`untyped_storage`"),
+        ("obs.storage().type", "`storage`"),
+        ("obs.share_memory_()", "`share_memory_`"),
+        ("obs.numpy()", "`numpy`"),
+        ("obs.from_file", "`from_file`"),
     ],
 )
 def test_indirect_escapes_are_rejected(line, name):
