@@ -12,6 +12,10 @@
    server's CPU seconds in the 5 s after they were abandoned.
 5. ``langmarl dashboard``: an unauthenticated 200 MB POST (Content-Length, then chunked):
    status and the server's RSS before and after.
+6. A job's start with the filtered environment (issue 39): a job command
+   (``python -c pass``) started through ``run_command`` with this process's whole
+   environment against the allow-listed one (``job_environment``), interleaved, median of
+   ``--runs`` each; and the variables each gets.
 
 Usage: python benchmarks/hardening.py [--runs 20] [--no-server]
 """
@@ -74,6 +78,27 @@ def sandbox_overhead(runs: int) -> None:
     p, b = statistics.median(plain) * 1000, statistics.median(boxed) * 1000
     print(f"sandbox: plain subprocess {p:.0f} ms, run_python {b:.0f} ms (median of {runs}), ")
     print(f"  overhead {b - p:+.0f} ms ({b / p:.2f}x); layers missing: {result.degraded or 'none'}")
+
+
+def job_start(runs: int) -> None:
+    from langmarl.jobs.environment import job_environment
+    from langmarl.jobs.process import run_command
+
+    whole, filtered = [], []
+    with tempfile.TemporaryFile() as log:
+        for _ in range(runs):
+            for env, times in ((dict(os.environ), whole), (None, filtered)):
+                began = time.perf_counter()
+                chosen = env if env is not None else job_environment(1)
+                code = run_command([sys.executable, "-c", "pass"], env=chosen, log=log,
+                                   stop_requested=lambda: False)  # fmt: skip
+                times.append(time.perf_counter() - began)
+                assert code == 0
+    w, f = statistics.median(whole) * 1000, statistics.median(filtered) * 1000
+    print(
+        f"job start: whole environment {w:.0f} ms ({len(os.environ)} variables), filtered "
+        f"{f:.0f} ms ({len(job_environment(1))} variables), median of {runs}"
+    )
 
 
 def bombs() -> None:
@@ -215,6 +240,7 @@ def main() -> None:
     args = parser.parse_args()
     print(f"load average at start: {os.getloadavg()[0]:.2f}")
     sandbox_overhead(args.runs)
+    job_start(args.runs)
     bombs()
     if not args.no_server:
         server_body_cap()

@@ -9,12 +9,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
-from fastapi.testclient import TestClient
 
 from langmarl.jobs import LocalBackend
 from langmarl.jobs.environment import job_environment, key_variables, known_key_variables
 from langmarl.jobs.process import run_command
+from langmarl.testing.asgi import live_server
 from langmarl.web import create_app
 
 SERVER = {
@@ -58,7 +59,7 @@ def test_the_variables_a_config_reads_are_found_with_their_field() -> None:
     assert {"OPENAI_API_KEY", "GEMINI_API_KEY", "HF_TOKEN"} <= known_key_variables()
 
 
-def _submit(client: TestClient, llm: dict, **extra: object) -> tuple[int, dict]:
+def _submit(client: httpx.Client, llm: dict, **extra: object) -> tuple[int, dict]:
     job = {"kind": "language", "config": {"env": "language", "llm": llm}, **extra}
     response = client.post("/api/jobs", json=job)
     return response.status_code, response.json()
@@ -68,9 +69,16 @@ def test_over_the_api_a_job_names_only_allowed_variables_and_hosts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     runs = tmp_path / "runs"
-    client = TestClient(create_app(runs, backend=LocalBackend(runs)))
     monkeypatch.delenv("LANGMARL_JOB_ENV", raising=False)
     monkeypatch.delenv("LANGMARL_JOB_HOSTS", raising=False)
+    with (
+        live_server(create_app(runs, backend=LocalBackend(runs))) as url,
+        httpx.Client(base_url=url, timeout=60) as client,
+    ):
+        _over_http(client, monkeypatch)
+
+
+def _over_http(client: httpx.Client, monkeypatch: pytest.MonkeyPatch) -> None:
     # the attack of the finding: the dashboard's token as the key, sent to a listener
     stolen = {"model_string": "m", "base_url": "http://127.0.0.1:9/v1",
               "api_key_env_var": "LANGMARL_DASHBOARD_TOKEN"}  # fmt: skip
