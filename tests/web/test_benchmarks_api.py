@@ -185,12 +185,14 @@ def test_without_a_backend_starting_is_503_and_routes_are_documented(tmp_path: P
     assert "post" in paths["/api/benchmarks/{bench_id}/stop"]
 
 
-def test_a_benchmark_behind_a_symlink_is_not_listed(
-    served: tuple[TestClient, RecordingBackend, Path], tmp_path: Path
-) -> None:
+def test_a_benchmark_behind_a_symlink_is_not_listed(tmp_path: Path) -> None:
     """A directory linked out of the runs root is not followed (issue 39), as the runs
-    listing does not follow one; the detail and DELETE refuse it already."""
-    client, _, runs = served
+    listing does not follow one; the detail and DELETE refuse it already. Real HTTP."""
+    import httpx
+
+    from langmarl.testing.asgi import live_server
+
+    runs = tmp_path / "runs"
     outside = tmp_path / "outside"
     (outside / "group" / "bench_x").mkdir(parents=True)
     table = {"cases": [], "summary": {}, "complete": True}
@@ -200,4 +202,8 @@ def test_a_benchmark_behind_a_symlink_is_not_listed(
     runs.mkdir(parents=True, exist_ok=True)
     (runs / "linked_group").symlink_to(outside / "group")
     (runs / "linked_bench").symlink_to(outside / "bench_y")
-    assert client.get("/api/benchmarks").json() == []
+    (runs / "real").mkdir()
+    (runs / "real" / "bench.json").write_text(json.dumps(table))
+    with live_server(create_app(runs)) as url:
+        listed = httpx.get(f"{url}/api/benchmarks", timeout=60).json()
+    assert [b["bench_id"] for b in listed] == ["real"]  # the one inside, not the linked two

@@ -64,8 +64,16 @@ def test_submit_follow_and_find_the_run(tmp_path: Path) -> None:
 
 
 def test_invalid_jobs_are_refused_before_anything_runs(tmp_path: Path) -> None:
+    """Over real HTTP (a live server), each refusal a 422 that names the field."""
     runs = tmp_path / "runs"
-    client = TestClient(create_app(runs, backend=LocalBackend(runs)))
+    with (
+        live_server(create_app(runs, backend=LocalBackend(runs))) as url,
+        httpx.Client(base_url=url, timeout=60) as client,
+    ):
+        _refusals(client, runs)
+
+
+def _refusals(client: httpx.Client, runs: Path) -> None:
     bad = {"kind": "language", "config": {"env": "language", "trajectories_per_iteration": 0}}
     response = client.post("/api/jobs", json=bad)
     assert response.status_code == 422 and "trajectories_per_iteration" in response.json()["error"]
