@@ -261,9 +261,10 @@ class Session:
                 self.result.status = "max_iterations"
                 return
             following, step.hp_changes = self.propose(step.iteration + 1, it.read_inputs(), outcome)
-            if not following:
+            spent = self.over_budget(following)
+            if not following or spent:
                 self.result.status = "max_iterations"
-                self.result.error = "the search has no candidate left that it has not trained"
+                self.result.error = spent or "the search has no candidate left to train"
                 return
             it.save_revised_reward(following[0].source)
             self.open_iteration(step.iteration + 1, following)
@@ -295,6 +296,18 @@ class Session:
             candidates=[c.model_dump(include={"name", "origin", "proposal"}) for c in listed],
         )  # fmt: skip
         self.commit()
+
+    def over_budget(self, following: list[IterationInputs]) -> str | None:
+        """Why training ``following`` would take the session past ``ppo_budget`` (None:
+        it would not, or there is no budget)."""
+        budget = self.config.ppo_budget
+        runs = max(len(self.config.configs), 1) * len(self.config.seeds)
+        planned = sum(one.config.total_timesteps for one in following) * runs
+        if budget is None or self.result.ppo_steps + planned <= budget:
+            return None
+        spent = self.result.ppo_steps
+        return (f"the PPO budget is spent: {spent:,} of {budget:,} steps trained, and the "
+                f"next iteration's candidates would take {planned:,} more")  # fmt: skip
 
     def accept(self, it: IterationRecord) -> None:
         """Add ``it``'s reward to the demonstrations of the runs directory

@@ -26,6 +26,11 @@ class LoopConfig(BaseModel):
     """Gymnasium MuJoCo env id."""
     max_iterations: int = Field(default=5, ge=1)
     """Train/judge/revise rounds at most."""
+    ppo_budget: int | None = Field(default=None, ge=1)
+    """PPO steps the session may train over all its candidates (the baseline not counted):
+    it ends, status ``max_iterations`` with the reason, before an iteration whose
+    candidates (x configs x seeds x ``total_timesteps``) would take it past the budget.
+    None: ``max_iterations`` alone bounds it."""
     pass_threshold: float = Field(default=0.7, ge=0, le=1)
     """Intent score at which the session passes."""
     author: Literal["auto", "structured", "random", "free_form"] = "auto"
@@ -140,6 +145,12 @@ class LoopConfig(BaseModel):
             raise ValueError(
                 "baseline is true but no check is set: the baseline is the check's score of "
                 "the environment's own reward; give check (a check file) or drop baseline"
+            )
+        one_run = self.total_timesteps * max(len(self.configs), 1) * len(self.seeds)
+        if self.ppo_budget is not None and self.ppo_budget < one_run:
+            raise ValueError(
+                f"ppo_budget is {self.ppo_budget:,} PPO steps, less than one candidate trains "
+                f"({one_run:,}: total_timesteps x configs x seeds): raise it or drop it"
             )
         if self.ray_address is not None and self.backend != "ray":
             raise ValueError(

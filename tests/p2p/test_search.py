@@ -231,3 +231,18 @@ def test_a_history_from_before_the_search_counts_its_iterations_as_tried(tmp_pat
         step.candidates, step.winner = [], None
     (tried,) = candidates.tried(session, result)
     assert tried.proposal.objective == "backward" and tried.score == pytest.approx(0.3)
+
+
+def test_a_ppo_budget_ends_the_search_before_it_is_overspent(tmp_path: Path) -> None:
+    """Iteration 1's 3 candidates train 300 steps; a budget of 400 leaves no room for
+    iteration 2's (2 x 100): the session ends there and says why."""
+    result, _, _ = _search(tmp_path, BySource(), ppo_budget=400, max_iterations=3,
+                           total_timesteps=100)  # fmt: skip
+    assert [len(s.candidates) for s in result.iterations] == [3]
+    assert result.status == "max_iterations" and result.ppo_steps == 300
+    assert "the PPO budget is spent: 300 of 400 steps" in (result.error or "")
+    from langmarl.core.errors import ConfigError
+    from langmarl.p2p.loop_config import validate_loop_config
+
+    with pytest.raises(ConfigError, match="ppo_budget"):
+        validate_loop_config({"ppo_budget": 10, "total_timesteps": 100})
