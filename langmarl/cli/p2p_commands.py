@@ -171,9 +171,9 @@ def _report(result: Any, session_dir: Path) -> None:
     console.print(f"[bold]{result.session_id}[/]: [{colour}]{result.status}[/]")
     for step in result.iterations:
         score = "-" if step.intent_score is None else f"{step.intent_score:.2f}"
+        returned = "-" if step.mean_return is None else f"{step.mean_return:.1f}"
         console.print(
-            f"  {step.iteration_id}: reward={step.reward_origin} score={score} "
-            f"return={step.mean_return}"
+            f"  {step.iteration_id}: reward={step.reward_origin} score={score} return={returned}"
         )
         if len(step.candidates) > 1:
             for c in step.candidates:

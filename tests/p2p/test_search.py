@@ -100,6 +100,7 @@ def test_the_check_keeps_the_best_of_k_candidates_and_variants_of_it_come_next(
     assert "    c_1 (kept) structured backward: -1 x_velocity, -0.1 control: 0.30" in report
     assert "    c_2 variant backward x1/3:" in report and "c_2 (kept)" not in report
     assert "trained: 5 candidates, 500 PPO steps" in report
+    assert "  iter_1: reward=structured score=0.30 return=3.0\n" in report  # rounded
 
 
 def test_a_candidate_that_fails_to_train_is_recorded_and_the_others_decide(
