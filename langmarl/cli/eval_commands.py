@@ -8,6 +8,7 @@ the run contract) is evaluated as a language run.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +33,9 @@ def eval_run(
 ) -> None:
     """Evaluate a run's initial and final policies on held-out tasks and store the result in
     the run: language runs side by side with 95% intervals; MAGRPO, IAC and MAAC runs as
-    `langmarl magrpo eval` does (--iteration N: checkpoint step N; --episodes: examples)."""
-    from langmarl.core.errors import ConfigError
+    `langmarl magrpo eval` does (--iteration N: checkpoint step N; --episodes: examples).
+    A run still training is refused (its lock is held): its score stays its own."""
+    from langmarl.core.errors import ConfigError, RunLockedError
     from langmarl.store import kinds
     from langmarl.store.run import RunDir
 
@@ -47,7 +49,19 @@ def eval_run(
             f"{run_dir} is a {spec.name} run, which has no held-out evaluation; see "
             + spec.no_eval.format(run=run_dir)
         )
-    kinds.load(spec.evaluate)(run_dir, EvalRequest(split, iteration, episodes))
+    lock = RunDir(run_dir).lock()
+    try:  # a run in training holds its lock: its score is not ours to replace
+        lock.acquire()
+    except RunLockedError as exc:
+        holder = re.search(r"by process (\S+):", str(exc))
+        raise ConfigError(
+            f"{run_dir} is still training (process {holder.group(1) if holder else '?'} "
+            "holds it): evaluate it once it ends; its held-out score is not replaced meanwhile"
+        ) from None
+    try:
+        kinds.load(spec.evaluate)(run_dir, EvalRequest(split, iteration, episodes))
+    finally:
+        lock.release()
 
 
 def evaluate_language(run_dir: Path, request: EvalRequest) -> None:

@@ -45,3 +45,27 @@ def test_eval_of_a_weight_space_run_takes_no_split(tmp_path: Path) -> None:
     run = RunDir(tmp_path / "mag")
     run.start("magrpo")
     assert "drop --split" in _refused("eval", str(run.path), "--split", "train")
+
+
+def test_eval_of_a_run_still_training_says_so_and_keeps_its_score(tmp_path: Path) -> None:
+    """Issue 42, item 1: another process holds the run (as training does); ``eval`` says
+    so in one line and writes nothing into the run."""
+    import subprocess
+    import sys
+
+    run = RunDir(tmp_path / "live")
+    run.start("language")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time\nfrom langmarl.store.run import RunDir\n"
+         "lock = RunDir(sys.argv[1]).lock().acquire()\nprint('held', flush=True)\n"
+         "time.sleep(120)", str(run.path)],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        said = _refused("eval", str(run.path))
+    finally:
+        holder.kill()
+        holder.wait()
+    assert "is still training" in said and f"{holder.pid}" in said
+    assert not (run.path / "evals").exists()
