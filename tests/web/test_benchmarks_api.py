@@ -137,6 +137,27 @@ def test_a_queued_benchmark_stops_and_a_running_one_is_not_deleted(served) -> No
     assert (runs / "bench_term" / "bench.json").is_file()
 
 
+def test_a_benchmark_stopped_before_its_first_case_stays_listed_and_deletable(
+    served,
+) -> None:
+    """Issue 42, item 3: the job was cancelled while the command started (its directory
+    holds only the job's log): the benchmark is listed as cancelled, and DELETE moves it to
+    the trash; a job whose files are gone is not listed."""
+    client, backend, runs = served
+    bench_id = client.post("/api/benchmarks", json={"cases_csv": CASES}).json()["bench_id"]
+    log = runs / bench_id / "logs" / "job.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text("loading the embedded model…\n")
+    client.post(f"/api/benchmarks/{bench_id}/stop")
+    listed = {b["bench_id"]: b for b in client.get("/api/benchmarks").json()}
+    assert listed[bench_id]["status"] == "cancelled" and listed[bench_id]["cases_done"] == 0
+    assert client.get(f"/api/benchmarks/{bench_id}").status_code == 200
+    deleted = client.delete(f"/api/benchmarks/{bench_id}")
+    assert deleted.status_code == 200, deleted.text
+    assert not (runs / bench_id).exists()
+    assert bench_id not in {b["bench_id"] for b in client.get("/api/benchmarks").json()}
+
+
 def test_an_older_table_is_listed_and_deleted(served) -> None:
     client, _, runs = served
     session_run(runs / "bench_old" / "case_session")

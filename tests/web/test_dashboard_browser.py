@@ -197,6 +197,8 @@ def test_the_weight_and_reward_space_pages_render(
              "summary": {"all": {"cases": 1, "success_rate": 1.0, "mean_score": 0.9}},
              "complete": True}  # fmt: skip
     (root / "bench" / "bench.json").write_text(json.dumps(table))
+    (root / "bench_new").mkdir()  # no case run yet, no summary (issue 42, item 3)
+    (root / "bench_new" / "bench.json").write_text(json.dumps({"cases": [], "complete": False}))
     kinds.register(kinds.RunKindSpec("toy_page", "a toy trainer", score_key="score"))
     toy = RunDir(root / "toy")
     toy.start("toy_page")
@@ -232,6 +234,10 @@ def test_the_weight_and_reward_space_pages_render(
         expect(page.locator("table.cases tr[data-case='1']")).to_contain_text("passed")
         page.locator("table.cases a.session-link").click()
         expect(page.locator("#iterations .timeline-item").first).to_be_visible()
+        page.goto(f"{url}/#/benchmark/bench_new")
+        expect(page.locator("h2", has_text="Cases")).to_be_visible()
+        text = page.locator("main").inner_text()
+        assert "no case run yet" in text and "null" not in text and "/?" not in text
     assert not errors, errors
 
 

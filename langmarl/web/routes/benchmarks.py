@@ -100,7 +100,7 @@ def _find(board: Dashboard, bench_id: str) -> tuple[Path, JobRecord | None]:
     """The benchmark's directory and job (ApiError 404 if there is neither)."""
     path = board.index.path_of(bench_id)  # refuses ids leaving the runs directory
     job = _jobs(board).get(bench_id)
-    if (path / BENCH_FILE).is_file() or _is_bench_run(path) or _job_pending(job):
+    if (path / BENCH_FILE).is_file() or _is_bench_run(path) or _job_listed(job, path):
         return path, job
     raise ApiError(404, f"no benchmark {bench_id!r}", "GET /api/benchmarks lists them")
 
@@ -113,6 +113,12 @@ def _is_bench_run(path: Path) -> bool:
 def _job_pending(job: JobRecord | None) -> bool:
     """Whether ``job`` has not started its benchmark yet, or is running it."""
     return job is not None and job.state in UNFINISHED
+
+
+def _job_listed(job: JobRecord | None, path: Path) -> bool:
+    """Whether ``job``'s benchmark is listed though it has no table: queued or running, or
+    ended before its first case with files left (its log), so it can be seen and deleted."""
+    return _job_pending(job) or (job is not None and path.is_dir())
 
 
 def _status(path: Path, table: dict[str, Any], job: JobRecord | None) -> tuple[str, str | None]:
@@ -178,8 +184,9 @@ def benchmarks(board: DashboardDep) -> list[dict[str, Any]]:
     (``cases_done`` of ``cases_total``), the overall summary, its job if it has one."""
     jobs = _jobs(board)
     tables = _tables(board)
-    pending = {i: board.index.path_of(i) for i, j in jobs.items() if _job_pending(j)}
-    items = [_summary(board, i, p, jobs.get(i)) for i, p in {**pending, **tables}.items()]
+    paths = {i: board.index.path_of(i) for i in jobs}
+    listed = {i: p for i, p in paths.items() if _job_listed(jobs[i], p)}
+    items = [_summary(board, i, p, jobs.get(i)) for i, p in {**listed, **tables}.items()]
     return sorted(items, key=lambda item: item["updated_at"] or 0.0, reverse=True)
 
 

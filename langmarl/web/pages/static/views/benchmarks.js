@@ -9,7 +9,9 @@ const REFRESH_MS = 2000;
 const EXAMPLE = "env_id,instruction,category,difficulty\nInvertedPendulum-v5,keep the pole balanced,balance,easy\n";
 const live = (bench) => bench.status === "queued" || bench.status === "running";
 const link = (bench) => `#/benchmark/${encodeURIComponent(bench.bench_id)}`;
-const progress = (bench) => `${bench.cases_done}/${bench.cases_total ?? "?"} cases`;
+const progress = (bench) => (bench.cases_total == null
+  ? (bench.cases_done ? `${bench.cases_done} cases done` : "no case run yet")
+  : `${bench.cases_done}/${bench.cases_total} cases`);
 const percent = (v) => (typeof v === "number" ? `${Math.round(v * 100)}%` : "—");
 
 // Stop and Delete, each answering with a refresh (or an error in `message`).
@@ -121,7 +123,7 @@ export async function renderBenchmark(view, benchId) {
       groups.length ? h("section", { class: "card" }, h("h2", {}, "Summary"),
         table(["group", "cases", "success rate", "mean score"], groups.map(([name, g]) => h("tr", {},
           h("td", {}, name), h("td", { class: "num" }, g.cases), h("td", { class: "num" }, percent(g.success_rate)),
-          h("td", { class: "num" }, fmt.number(g.mean_score)))), { class: "groups" })) : null);
+          h("td", { class: "num" }, fmt.number(g.mean_score)))), { class: "groups" })) : "");
     if (live(bench) && !stopped) timer = setTimeout(load, REFRESH_MS);
   }
   view.replaceChildren(h("p", { class: "muted" }, h("a", { href: "#/benchmarks" }, "← Benchmarks")), message, body);
