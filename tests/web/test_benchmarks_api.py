@@ -143,7 +143,7 @@ def test_a_benchmark_stopped_before_its_first_case_stays_listed_and_deletable(
     """Issue 42, item 3: the job was cancelled while the command started (its directory
     holds only the job's log): the benchmark is listed as cancelled, and DELETE moves it to
     the trash; a job whose files are gone is not listed."""
-    client, backend, runs = served
+    client, _, runs = served
     bench_id = client.post("/api/benchmarks", json={"cases_csv": CASES}).json()["bench_id"]
     log = runs / bench_id / "logs" / "job.log"
     log.parent.mkdir(parents=True, exist_ok=True)
