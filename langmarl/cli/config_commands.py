@@ -100,8 +100,9 @@ def require_config_kind(path: str | Path, expected: ConfigKind) -> None:
     except ConfigError:
         return
     if found != expected:
+        article = "an" if found[0] in "aeiou" else "a"
         raise ConfigError(
-            f"{path} is a {found} config, not one for `{command_for(expected)}`: run "
+            f"{path} is {article} {found} config, not one for `{command_for(expected)}`: run "
             f"`{command_for(found)} {path}`"
         )
 

@@ -112,9 +112,12 @@ def run(
     """Run one Prompt2Policy session into <runs_dir>/<run_id> and print its status and best
     iteration (a killed, stopped or failed session continues with `langmarl p2p resume
     SESSION_DIR`)."""
+    from langmarl.cli.config_commands import require_config_kind
     from langmarl.p2p.loop import new_session_id, run_loop
 
     path = config_argument(config_file, config_option)
+    if path is not None:  # another command's config: one line naming that command
+        require_config_kind(path, "p2p")
     config = loop_config(
         env, iterations, timesteps, parse_overrides(overrides), path, runs_dir, check
     )

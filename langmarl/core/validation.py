@@ -35,6 +35,20 @@ def _fields_at(model: type[BaseModel], loc: tuple[int | str, ...]) -> list[str]:
     return sorted(getattr(current, "model_fields", {}))
 
 
+NEAREST = 5
+"""Keys an unknown key's message names at most (the closest ones)."""
+
+
+def _unknown_key(name: str, valid: list[str]) -> str:
+    """``unknown key. Did you mean 'x'?``, else the :data:`NEAREST` closest valid keys
+    (never the whole list: a config class has dozens)."""
+    hint = did_you_mean(name, valid)
+    if hint or not valid:
+        return f"unknown key.{hint}"
+    near = difflib.get_close_matches(name, valid, n=NEAREST, cutoff=0.0)
+    return f"unknown key; the nearest of the {len(valid)} valid keys: {', '.join(near)}"
+
+
 def _shorten(value: Any, limit: int = 80) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[:limit] + "…"
@@ -53,13 +67,7 @@ def config_error(exc: ValidationError, model: type[BaseModel], source: str = "")
         loc = tuple(err["loc"])
         field = ".".join(str(p) for p in loc) or "(root)"
         if err["type"] == "extra_forbidden":
-            valid = _fields_at(model, loc[:-1])
-            hint = did_you_mean(str(loc[-1]), valid)
-            lines.append(
-                f"- {field}: unknown key.{hint} Valid keys: {', '.join(valid)}"
-                if valid
-                else f"- {field}: unknown key.{hint}"
-            )
+            lines.append(f"- {field}: {_unknown_key(str(loc[-1]), _fields_at(model, loc[:-1]))}")
             continue
         message = err["msg"]
         if "input" in err and err["type"] != "missing":

@@ -29,6 +29,7 @@ def _refused(*args: str) -> str:
         (["train", str(CONFIGS / "parl/grpo_tiny.json")], "langmarl parl grpo"),
         (["magrpo", "train", str(CONFIGS / "quickstart.json")], "langmarl train"),
         (["magrpo", "train", str(CONFIGS / "p2p/smoke.yaml")], "langmarl p2p run"),
+        (["p2p", "run", "balance", str(CONFIGS / "quickstart.json")], "langmarl train"),
     ],
 )
 def test_a_config_for_another_command_names_it(args: list[str], command: str) -> None:
@@ -69,3 +70,18 @@ def test_eval_of_a_run_still_training_says_so_and_keeps_its_score(tmp_path: Path
         holder.wait()
     assert "is still training" in said and f"{holder.pid}" in said
     assert not (run.path / "evals").exists()
+
+
+def test_an_unknown_key_names_the_near_one_or_five_nearest_never_the_whole_list() -> None:
+    """Issue 42, item 4: a typo gets the key it meant; a key like none gets at most five."""
+
+    def said(*args: str) -> str:
+        result = CliRunner().invoke(build_app(), list(args))
+        assert result.exit_code != 0, result.output
+        return str(result.exception) + result.output
+
+    typo = said("train", str(CONFIGS / "quickstart.json"), "--set", "num_iteration=1")
+    assert "Did you mean 'num_iterations'?" in typo and "nearest" not in typo
+    listed = said("p2p", "run", "balance", str(CONFIGS / "p2p/smoke.yaml"), "--set", "zzz=1")
+    nearest = listed.split("valid keys: ")[1].splitlines()[0]
+    assert len(nearest.split(", ")) == 5 and "of the 3" in listed  # LoopConfig: 30-odd keys
