@@ -47,6 +47,19 @@ SAVE_AS_UTF8 = "save it as UTF-8 (e.g. iconv -f latin1 -t utf-8 OLD > NEW) and r
 """The fix for an input file (config, dataset) in another encoding."""
 
 
+def _near_file(path: Path) -> str:
+    """`` Did you mean '<dir>/<name>'?`` for a file beside ``path`` with a close name."""
+    import difflib
+
+    folder = path.parent
+    try:
+        names = [p.name for p in folder.iterdir() if p.is_file()] if folder.is_dir() else []
+    except OSError:
+        return ""
+    close = difflib.get_close_matches(path.name, names, n=1, cutoff=0.75)
+    return f" Did you mean {str(folder / close[0])!r}?" if close else ""
+
+
 def read_input_text(path: Path, what: str = "Config file") -> str:
     """The text of a file the user gave langmarl (a config, a dataset), which must be UTF-8.
 
@@ -58,7 +71,7 @@ def read_input_text(path: Path, what: str = "Config file") -> str:
         ConfigError: naming the file if it is missing, unreadable or not UTF-8.
     """
     if not path.is_file():
-        raise ConfigError(f"{what} {str(path)!r} does not exist.")
+        raise ConfigError(f"{what} {str(path)!r} does not exist.{_near_file(path)}")
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:

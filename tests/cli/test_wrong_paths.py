@@ -62,3 +62,17 @@ def test_p2p_resume_of_a_directory_without_a_session_stops_before_starting(
     result = runner.invoke(build_app(), ["p2p", "resume", str(tmp_path)])
     assert result.exit_code != 0 and "holds no session (no run.json)" in str(result.exception)
     assert result.output == ""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["train", "{dir}/quickstrat.json"], ["magrpo", "train", "{dir}/quickstrat.json"],
+     ["p2p", "run", "balance", "{dir}/quickstrat.json"]],
+)  # fmt: skip
+def test_a_missing_config_file_suggests_the_near_name(args: list[str], tmp_path: Path) -> None:
+    """Issue 42, item 4: a typo in a config's file name gets the file beside it."""
+    (tmp_path / "quickstart.json").write_text("{}")
+    result = runner.invoke(build_app(), [a.format(dir=tmp_path) for a in args])
+    assert result.exit_code != 0
+    said = str(result.exception) + result.output
+    assert f"Did you mean '{tmp_path / 'quickstart.json'}'?" in said, said
