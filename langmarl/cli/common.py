@@ -113,6 +113,18 @@ PORT = typer.Option(
 )
 
 RUNS_DIR_HELP = "The directory holding runs (default: runs/)."
+RUNS_DIR_SET = typer.Option(
+    None, "--runs-dir", help="The directory holding runs (= --set runs_dir=DIR; default: the "
+    "config's, runs/)."
+)  # fmt: skip
+"""``--runs-dir`` of the training commands: an override of the config's ``runs_dir``."""
+
+
+def with_runs_dir(overrides: dict[str, Any], runs_dir: Path | None) -> dict[str, Any]:
+    """``overrides`` with ``runs_dir`` set when ``--runs-dir`` was given."""
+    return overrides if runs_dir is None else {**overrides, "runs_dir": str(runs_dir)}
+
+
 OLD_DIR = typer.Option(None, "--dir", hidden=True, help="Deprecated: use --runs-dir.")
 """``--dir``: the old name of ``--runs-dir``, read for one release (:func:`runs_dir_given`)."""
 

@@ -12,10 +12,12 @@ import typer
 
 from langmarl.cli.common import (
     RUN_DIR_FIX,
+    RUNS_DIR_SET,
     SET_OPTION_HELP,
     console,
     parse_overrides,
     require_dir,
+    with_runs_dir,
 )
 
 if TYPE_CHECKING:
@@ -42,6 +44,7 @@ def train(
     ),
     dry_run: bool = typer.Option(False, "--dry-run", help="Validate the run file and stop."),
     plot: bool = typer.Option(True, "--plot/--no-plot", help="Write curves.png at the end."),
+    runs_dir: Path | None = RUNS_DIR_SET,
 ) -> None:
     """Train agents' weights with MAGRPO (or IAC/MAAC: set algorithm in the run file)."""
     from langmarl.cli.config_commands import require_config_kind
@@ -49,7 +52,7 @@ def train(
     from langmarl.store.lock import RunLock
 
     require_config_kind(config, "magrpo")
-    run = load_run_config(config, parse_overrides(set_))
+    run = load_run_config(config, with_runs_dir(parse_overrides(set_), runs_dir))
     args = run.trainer_config()
     console.print(
         f"[bold]{run.algorithm}[/] on task [bold]{run.task.name}[/]: {len(run.models)} agents, "

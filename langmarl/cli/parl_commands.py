@@ -10,11 +10,13 @@ import typer
 
 from langmarl.cli.common import (
     CONFIG_ALIAS,
+    RUNS_DIR_SET,
     SET_OPTION_HELP,
     compact_table,
     config_argument,
     console,
     parse_overrides,
+    with_runs_dir,
 )
 
 
@@ -33,6 +35,7 @@ def train(
     run_id: str | None = typer.Option(
         None, help="Run directory name (= --set run_id=ID; default: exp_name)."
     ),
+    runs_dir: Path | None = RUNS_DIR_SET,
 ) -> None:
     """Language space: optimize the orchestrator's prompt, λ annealed per iteration."""
     from langmarl.config.loading import load_config
@@ -42,7 +45,7 @@ def train(
     from langmarl.parl.language import build_parl_trainer
 
     chosen = parse_overrides(overrides) | ({"run_id": run_id} if run_id is not None else {})
-    loaded = load_config(config, chosen)
+    loaded = load_config(config, with_runs_dir(chosen, runs_dir))
     if not isinstance(loaded, ParallelTasksConfig):
         raise ConfigError(f"{config} has env={loaded.env!r}; `parl train` needs parallel_tasks")
     trainer = build_parl_trainer(loaded)

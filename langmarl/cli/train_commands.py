@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import logging
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
-from langmarl.cli.common import SET_OPTION_HELP, compact_table, console, parse_overrides
+from langmarl.cli.common import (
+    RUNS_DIR_SET,
+    SET_OPTION_HELP,
+    compact_table,
+    console,
+    parse_overrides,
+    with_runs_dir,
+)
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
@@ -128,6 +136,7 @@ def train(
     fresh: bool = typer.Option(
         False, "--fresh", help="Start a new run (run id + timestamp) instead of resuming."
     ),
+    runs_dir: Path | None = RUNS_DIR_SET,
 ) -> None:
     """Train language policies into <runs_dir>/<run_id>; an existing run with the same id is
     resumed."""
@@ -147,7 +156,7 @@ def train(
 
     require_config_kind(config, "env")
     overrides = parse_overrides(set_) | ({"run_id": run_id} if run_id is not None else {})
-    resolved = load_config(config, overrides)
+    resolved = load_config(config, with_runs_dir(overrides, runs_dir))
     if fresh:
         stamp = time.strftime("%Y%m%d-%H%M%S")
         resolved.run_id = f"{resolved.run_id or resolved.exp_name}-{stamp}"

@@ -76,3 +76,20 @@ def test_a_missing_config_file_suggests_the_near_name(args: list[str], tmp_path:
     assert result.exit_code != 0
     said = str(result.exception) + result.output
     assert f"Did you mean '{tmp_path / 'quickstart.json'}'?" in said, said
+
+
+@pytest.mark.parametrize(
+    "command", [["train"], ["magrpo", "train"], ["parl", "train"], ["p2p", "run", "x"]]
+)
+def test_every_training_command_takes_runs_dir(command: list[str]) -> None:
+    """Issue 42, item 4: the docs say --runs-dir is everywhere; the training commands too."""
+    result = runner.invoke(build_app(), [*command, "--help"], terminal_width=200)
+    assert "--runs-dir" in result.output, result.output
+
+
+def test_runs_dir_places_a_weight_space_run(tmp_path: Path) -> None:
+    config = Path(__file__).resolve().parents[2] / "configs" / "magrpo" / "writing_tiny.json"
+    result = runner.invoke(build_app(), ["magrpo", "train", str(config), "--dry-run",
+                                         "--runs-dir", str(tmp_path / "elsewhere")])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert f'"runs_dir": "{tmp_path / "elsewhere"}"' in result.output
