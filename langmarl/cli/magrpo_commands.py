@@ -47,7 +47,7 @@ def train(
     runs_dir: Path | None = RUNS_DIR_SET,
 ) -> None:
     """Train agents' weights with MAGRPO (or IAC/MAAC: set algorithm in the run file)."""
-    from langmarl.cli.config_commands import require_config_kind
+    from langmarl.cli.config_kinds import require_config_kind
     from langmarl.magrpo.run import load_run_config
     from langmarl.store.lock import RunLock
 

@@ -112,7 +112,7 @@ def run(
     """Run one Prompt2Policy session into <runs_dir>/<run_id> and print its status and best
     iteration (a killed, stopped or failed session continues with `langmarl p2p resume
     SESSION_DIR`)."""
-    from langmarl.cli.config_commands import require_config_kind
+    from langmarl.cli.config_kinds import require_config_kind
     from langmarl.p2p.loop import new_session_id, run_loop
 
     path = config_argument(config_file, config_option)

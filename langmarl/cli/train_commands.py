@@ -149,7 +149,7 @@ def train(
     )
 
     from langmarl.api import build_trainer
-    from langmarl.cli.config_commands import require_config_kind
+    from langmarl.cli.config_kinds import require_config_kind
     from langmarl.config.loading import load_config
     from langmarl.core.errors import RunFailedError
     from langmarl.trainer.callbacks import CheckpointCallback, LoggingCallback

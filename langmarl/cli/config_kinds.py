@@ -1,0 +1,63 @@
+"""Which command reads a config file, told from its keys (see :mod:`langmarl.cli.config_commands`
+for the four kinds), and the one-line refusal of a config meant for another command."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+ConfigKind = Literal["env", "magrpo", "parl_grpo", "p2p"]
+
+
+def config_kind(data: dict[str, Any]) -> ConfigKind:
+    """Which command's loader reads a config with these top-level keys (module docstring);
+    the keys every kind has (``runs_dir``, ``run_id``, ``seed``) tell none apart."""
+    from langmarl.config.runs_root import SHARED_KEYS
+    from langmarl.magrpo.run import RunConfig
+    from langmarl.p2p.loop_config import LoopConfig
+
+    keys = data.keys() - set(SHARED_KEYS)
+    if isinstance(data.get("env"), str):
+        return "env"
+    if "grpo" in data or isinstance(data.get("env"), dict):
+        return "parl_grpo"
+    if keys & RunConfig.model_fields.keys():
+        return "magrpo"
+    if keys & (LoopConfig.model_fields.keys() | {"seeds"}):
+        return "p2p"
+    return "env"
+
+
+RUN_KINDS: dict[ConfigKind, str] = {
+    "env": "language", "magrpo": "magrpo", "parl_grpo": "parl_grpo", "p2p": "p2p",
+}  # fmt: skip
+"""The kind of run each kind of config trains (its command: the kind's spec)."""
+
+
+def command_for(config: ConfigKind) -> str:
+    """``langmarl magrpo train``: the command that trains a config of this kind."""
+    from langmarl.store import kinds
+
+    return " ".join(("langmarl", *kinds.get(RUN_KINDS[config]).command))
+
+
+def require_config_kind(path: str | Path, expected: ConfigKind) -> None:
+    """Refuse, in one line naming the right command, a config file of another kind than
+    ``expected`` (an unreadable file is left to the command's own loader to report).
+
+    Raises:
+        ConfigError: if the file's keys say it is for another command.
+    """
+    from langmarl.config.loading import read_mapping
+    from langmarl.core.errors import ConfigError
+
+    try:
+        found = config_kind(read_mapping(Path(path)))
+    except ConfigError:
+        return
+    if found != expected:
+        article = "an" if found[0] in "aeiou" else "a"
+        raise ConfigError(
+            f"{path} is {article} {found} config, not one for `{command_for(expected)}`: run "
+            f"`{command_for(found)} {path}`"
+        )
