@@ -1,10 +1,26 @@
 """Process identity on Linux: a pid together with its start time, so a recycled pid is never
-taken for the process that once had it."""
+taken for the process that once had it; and a child's tie to the thread that started it."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
+
+PR_SET_PDEATHSIG = 1
+
+
+def parent_death_signal(signum: int) -> Callable[[], None]:
+    """What a child runs before exec (``preexec_fn``) to get ``signum`` when the thread that
+    started it dies (Linux ``prctl(PR_SET_PDEATHSIG)``; a no-op elsewhere). ``prctl`` is
+    looked up here, in the parent, so the child only calls it."""
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return lambda: None
+    return lambda: prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0)
 
 
 def stat_fields(pid: int) -> list[str] | None:

@@ -17,30 +17,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO
 
-from langmarl.jobs.environment import THREAD_VARIABLES, job_environment
-
-__all__ = ["GRACE_S", "THREAD_VARIABLES", "job_environment", "run_command"]
+from langmarl.core.processes import parent_death_signal
 
 GRACE_S = 30.0
 """Seconds a cancelled command has to save its run before it is killed."""
-
-PR_SET_PDEATHSIG = 1
-
-
-def _parent_death_signal() -> Callable[[], None]:
-    """What the child calls so that it gets SIGTERM when the thread that started it dies
-    (Linux ``prctl(PR_SET_PDEATHSIG)``; a no-op elsewhere). SIGKILL of a local job's
-    supervisor or of a Ray worker then ends the command as a cancel does (its run saved,
-    ``cancelled``) instead of leaving it to run on unwatched. The watching thread waits for
-    the command, so it lives exactly as long as the command should."""
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        prctl = libc.prctl
-    except (OSError, AttributeError):
-        return lambda: None
-    return lambda: prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
 
 
 def run_command(
@@ -67,7 +47,9 @@ def run_command(
         started: Called with the command's pid once it runs.
     """
     pinned = set(cores)
-    parent, tie = os.getpid(), _parent_death_signal()
+    # SIGTERM when the watching thread dies: SIGKILL of a local job's supervisor or of a Ray
+    # worker ends the command as a cancel does (its run saved, ``cancelled``)
+    parent, tie = os.getpid(), parent_death_signal(signal.SIGTERM)
 
     def prepare() -> None:  # runs in the child, before exec
         if pinned:

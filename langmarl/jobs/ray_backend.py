@@ -41,8 +41,9 @@ from typing import Any, Literal
 
 from langmarl.core.errors import BackendBusyError, ConfigError, MissingDependencyError
 from langmarl.core.files import atomic_write_json, load_json_file
+from langmarl.jobs.environment import job_environment
 from langmarl.jobs.local import StoredJobs
-from langmarl.jobs.process import GRACE_S, job_environment, run_command
+from langmarl.jobs.process import GRACE_S, run_command
 from langmarl.jobs.records import JOBS_DIR, LOG_FILE, JobRecord, config_file, outcome, run_state
 from langmarl.jobs.spec import JobSpec, command, place
 from langmarl.store.lock import LOCK_FILE, RunLock

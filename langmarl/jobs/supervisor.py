@@ -20,7 +20,8 @@ from pathlib import Path
 
 from langmarl.core.processes import process_alive, process_start
 from langmarl.jobs.cores import core_pool, pick_cores
-from langmarl.jobs.process import GRACE_S, job_environment, run_command
+from langmarl.jobs.environment import job_environment
+from langmarl.jobs.process import GRACE_S, run_command
 from langmarl.jobs.records import JobRecord, JobStore, outcome
 from langmarl.jobs.spec import command
 

@@ -221,14 +221,6 @@ class Session:
         )  # fmt: skip
         return result
 
-    def propose(
-        self, number: int, inputs: IterationInputs | None = None,
-        outcome: IterationOutcome | None = None,
-    ) -> tuple[list[IterationInputs], dict[str, float]]:  # fmt: skip
-        """Iteration ``number``'s candidates and the reviser's hyperparameter changes
-        (:func:`langmarl.p2p.proposing.propose`)."""
-        return proposing.propose(self, number, inputs, outcome)
-
     def run(self) -> None:
         """The loop from wherever ``result`` stands; sets ``self.result.status``."""
         if not self.prepared:
@@ -237,7 +229,7 @@ class Session:
         if self.config.baseline and self.check is not None and self.result.baseline is None:
             self.train_baseline()
         if not self.result.iterations:
-            first, _ = self.propose(1)
+            first, _ = proposing.propose(self, 1)
             if not first:
                 self.result.status = "invalid_code"
                 return
@@ -248,7 +240,7 @@ class Session:
             judged = step.judged or step.intent_score is not None
             outcome = it.read_outcome() if judged else None
             if outcome is None:
-                trained = self.train_iteration(step, it)
+                trained = iteration.train_iteration(self, step, it)
                 if trained is None:
                     return
                 outcome = trained
@@ -260,7 +252,9 @@ class Session:
             if step.iteration >= self.config.max_iterations:
                 self.result.status = "max_iterations"
                 return
-            following, step.hp_changes = self.propose(step.iteration + 1, it.read_inputs(), outcome)
+            following, step.hp_changes = proposing.propose(
+                self, step.iteration + 1, it.read_inputs(), outcome
+            )
             spent = self.over_budget(following)
             if not following or spent:
                 self.result.status = "max_iterations"
@@ -268,14 +262,6 @@ class Session:
                 return
             it.save_revised_reward(following[0].source)
             self.open_iteration(step.iteration + 1, following)
-
-    def train_iteration(
-        self, step: IterationResult, it: IterationRecord
-    ) -> IterationOutcome | None:
-        """Train and judge the iteration's candidates and keep the best
-        (:func:`langmarl.p2p.iteration.train_iteration`); None (status error) if none
-        trained."""
-        return iteration.train_iteration(self, step, it)
 
     def open_iteration(self, number: int, inputs: list[IterationInputs]) -> None:
         """Write iteration ``number``'s candidates' inputs, then list it in the history."""

@@ -34,6 +34,7 @@ from typing import IO, Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from langmarl.core.errors import SandboxError
+from langmarl.core.processes import parent_death_signal
 from langmarl.sandbox.cgroup import SandboxCgroup
 from langmarl.sandbox.models import SandboxLimits
 
@@ -165,26 +166,19 @@ class Outcome:
     memory_peak_mb: float | None = None
 
 
-PR_SET_PDEATHSIG = 1
-
-
 def _before_exec(cores: Sequence[int]) -> Callable[[], None]:
-    """What the child runs before exec: SIGKILL when the thread that started it dies (Linux
-    ``prctl(PR_SET_PDEATHSIG)``: a session SIGKILLed mid-training leaves no training process
-    writing on into the run directory its resumed session trains again; the starting
-    thread waits for the process, so it lives as long as the process should), and stay on
-    ``cores`` if any are given."""
-    chosen = set(cores)
-    try:
-        import ctypes
-
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):  # not Linux: no parent-death signal
-        prctl = None
+    """What the child runs before exec: SIGKILL when the thread that started it dies
+    (:func:`~langmarl.core.processes.parent_death_signal`: a session SIGKILLed mid-training
+    leaves no training process writing on into the run directory its resumed session
+    trains again; the starting thread waits for the process, so it lives as long as the
+    process should), and stay on ``cores`` if any are given."""
+    chosen, parent = set(cores), os.getpid()
+    tie = parent_death_signal(signal.SIGKILL)
 
     def run() -> None:
-        if prctl is not None:
-            prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        tie()
+        if os.getppid() != parent:  # the starter died before the tie was made
+            os.kill(os.getpid(), signal.SIGKILL)
         if chosen:
             os.sched_setaffinity(0, chosen)
 

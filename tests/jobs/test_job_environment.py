@@ -75,35 +75,31 @@ def test_over_the_api_a_job_names_only_allowed_variables_and_hosts(
         live_server(create_app(runs, backend=LocalBackend(runs))) as url,
         httpx.Client(base_url=url, timeout=60) as client,
     ):
-        _over_http(client, monkeypatch)
-
-
-def _over_http(client: httpx.Client, monkeypatch: pytest.MonkeyPatch) -> None:
-    # the attack of the finding: the dashboard's token as the key, sent to a listener
-    stolen = {"model_string": "m", "base_url": "http://127.0.0.1:9/v1",
-              "api_key_env_var": "LANGMARL_DASHBOARD_TOKEN"}  # fmt: skip
-    status, body = _submit(client, stolen)
-    assert status == 422 and "config.llm.api_key_env_var" in body["error"]
-    assert "LANGMARL_JOB_ENV" in body["fix"]
-    status, body = _submit(client, {"model_string": "m", "base_url": "http://203.0.113.7/v1",
-                                    "requires_api_key": False})  # fmt: skip
-    assert status == 422 and "config.llm.base_url" in body["error"]
-    assert "LANGMARL_JOB_HOSTS" in body["fix"]
-    status, body = _submit(client, {"preset": "local"}, env=["AWS_SECRET_ACCESS_KEY"])
-    assert status == 422 and "'env'" in body["error"]
-    p2p = {"kind": "p2p", "intent": "balance",
-           "config": {"backend": "ray", "ray_address": "ray://198.51.100.2:10001"}}  # fmt: skip
-    response = client.post("/api/jobs", json=p2p)
-    assert response.status_code == 422 and "ray_address" in response.json()["error"]
-    # what the operator allows goes through, and the job is told to pass it
-    monkeypatch.setenv("LANGMARL_JOB_ENV", "MY_KEY")
-    monkeypatch.setenv("LANGMARL_JOB_HOSTS", "llm.internal")
-    allowed = {"name": "m", "model_string": "m", "base_url": "http://llm.internal:8000/v1",
-               "api_key_env_var": "MY_KEY"}  # fmt: skip
-    status, body = _submit(client, allowed)
-    assert status == 201, body
-    assert client.get(f"/api/jobs/{body['job_id']}").json()["spec"]["env"] == ["MY_KEY"]
-    client.post(f"/api/jobs/{body['job_id']}/cancel")
+        # the attack of the finding: the dashboard's token as the key, sent to a listener
+        stolen = {"model_string": "m", "base_url": "http://127.0.0.1:9/v1",
+                  "api_key_env_var": "LANGMARL_DASHBOARD_TOKEN"}  # fmt: skip
+        status, body = _submit(client, stolen)
+        assert status == 422 and "config.llm.api_key_env_var" in body["error"]
+        assert "LANGMARL_JOB_ENV" in body["fix"]
+        status, body = _submit(client, {"model_string": "m", "base_url": "http://203.0.113.7/v1",
+                                        "requires_api_key": False})  # fmt: skip
+        assert status == 422 and "config.llm.base_url" in body["error"]
+        assert "LANGMARL_JOB_HOSTS" in body["fix"]
+        status, body = _submit(client, {"preset": "local"}, env=["AWS_SECRET_ACCESS_KEY"])
+        assert status == 422 and "'env'" in body["error"]
+        p2p = {"kind": "p2p", "intent": "balance",
+               "config": {"backend": "ray", "ray_address": "ray://198.51.100.2:10001"}}  # fmt: skip
+        response = client.post("/api/jobs", json=p2p)
+        assert response.status_code == 422 and "ray_address" in response.json()["error"]
+        # what the operator allows goes through, and the job is told to pass it
+        monkeypatch.setenv("LANGMARL_JOB_ENV", "MY_KEY")
+        monkeypatch.setenv("LANGMARL_JOB_HOSTS", "llm.internal")
+        allowed = {"name": "m", "model_string": "m", "base_url": "http://llm.internal:8000/v1",
+                   "api_key_env_var": "MY_KEY"}  # fmt: skip
+        status, body = _submit(client, allowed)
+        assert status == 201, body
+        assert client.get(f"/api/jobs/{body['job_id']}").json()["spec"]["env"] == ["MY_KEY"]
+        client.post(f"/api/jobs/{body['job_id']}/cancel")
 
 
 def test_the_cli_passes_the_operators_provider_keys(tmp_path: Path) -> None:

@@ -70,53 +70,55 @@ def test_invalid_jobs_are_refused_before_anything_runs(tmp_path: Path) -> None:
         live_server(create_app(runs, backend=LocalBackend(runs))) as url,
         httpx.Client(base_url=url, timeout=60) as client,
     ):
-        _refusals(client, runs)
-
-
-def _refusals(client: httpx.Client, runs: Path) -> None:
-    bad = {"kind": "language", "config": {"env": "language", "trajectories_per_iteration": 0}}
-    response = client.post("/api/jobs", json=bad)
-    assert response.status_code == 422 and "trajectories_per_iteration" in response.json()["error"]
-    response = client.post("/api/jobs", json={"config": {}})
-    assert response.status_code == 422 and "'kind'" in response.json()["error"]
-    response = client.post("/api/jobs", json={"kind": "p2p", "config": {}})
-    assert response.status_code == 422 and "intent" in response.json()["error"]
-    # overrides are applied to the config: the same outside-file check (issue 39, finding 4)
-    for overrides in ({"benchmark_path": "/etc/passwd"}, {"llm": "/etc/passwd"}):
-        sneaky = {"kind": "language", "config": {"env": "language"}, "overrides": overrides}
-        response = client.post("/api/jobs", json=sneaky)
+        bad = {"kind": "language", "config": {"env": "language", "trajectories_per_iteration": 0}}
+        response = client.post("/api/jobs", json=bad)
+        assert (
+            response.status_code == 422 and "trajectories_per_iteration" in response.json()["error"]
+        )
+        response = client.post("/api/jobs", json={"config": {}})
+        assert response.status_code == 422 and "'kind'" in response.json()["error"]
+        response = client.post("/api/jobs", json={"kind": "p2p", "config": {}})
+        assert response.status_code == 422 and "intent" in response.json()["error"]
+        # overrides are applied to the config: the same outside-file check (issue 39, finding 4)
+        for overrides in ({"benchmark_path": "/etc/passwd"}, {"llm": "/etc/passwd"}):
+            sneaky = {"kind": "language", "config": {"env": "language"}, "overrides": overrides}
+            response = client.post("/api/jobs", json=sneaky)
+            assert response.status_code == 422, response.text
+            error = response.json()["error"]
+            assert "overrides." in error and "outside" in error and "root:" not in error
+        # a key inline in a job's config would be written to its records (issue 39, finding 6)
+        inline = {"kind": "language", "config": {"env": "language", "llm": {
+            "name": "x", "model_string": "x", "base_url": "http://127.0.0.1:9/v1",
+            "api_key": "sk-inline-1234"}}}  # fmt: skip
+        response = client.post("/api/jobs", json=inline)
+        assert response.status_code == 422 and "config.llm.api_key" in response.json()["error"]
+        assert "sk-inline" not in response.text
+        # a training job's reward gets the session's static check (issue 39, finding 5)
+        reward = "import os\ndef reward_fn(obs, action, next_obs, info):\n    return 0.0, {}\n"
+        train = {"kind": "p2p_train", "config": {"reward_source": reward}}
+        response = client.post("/api/jobs", json=train)
         assert response.status_code == 422, response.text
-        error = response.json()["error"]
-        assert "overrides." in error and "outside" in error and "root:" not in error
-    # a key inline in a job's config would be written to its records (issue 39, finding 6)
-    inline = {"kind": "language", "config": {"env": "language", "llm": {
-        "name": "x", "model_string": "x", "base_url": "http://127.0.0.1:9/v1",
-        "api_key": "sk-inline-1234"}}}  # fmt: skip
-    response = client.post("/api/jobs", json=inline)
-    assert response.status_code == 422 and "config.llm.api_key" in response.json()["error"]
-    assert "sk-inline" not in response.text
-    # a training job's reward gets the session's static check (issue 39, finding 5)
-    reward = "import os\ndef reward_fn(obs, action, next_obs, info):\n    return 0.0, {}\n"
-    train = {"kind": "p2p_train", "config": {"reward_source": reward}}
-    response = client.post("/api/jobs", json=train)
-    assert response.status_code == 422, response.text
-    assert "reward_source" in response.json()["error"] and "os" in response.json()["error"]
-    response = client.post("/api/jobs", json={"kind": "language", "config": "/etc/passwd"})
-    assert response.status_code == 422 and "file name" in response.json()["error"]
-    # a file named inside the config (issue 26, finding 13): refused, never read
-    escapes = [{"env": "language", "llm": "/etc/passwd"},
-               {"env": "language", "dataset": {"path": "../../../../etc/hostname"}}]  # fmt: skip
-    for inside in escapes:
-        response = client.post("/api/jobs", json={"kind": "language", "config": inside})
-        assert response.status_code == 422 and "outside" in response.json()["error"], inside
-        assert "root:" not in response.text
-    response = client.post("/api/jobs", json={"kind": "language", "resources": {"cpus": 512}})
-    assert response.status_code == 422 and "cpus" in response.json()["error"]
-    assert client.get("/api/jobs").json() == [] and not list(runs.glob("*/run.json"))
-    for route in ("/api/jobs/nope", "/api/jobs/nope/logs"):
-        assert client.get(route).status_code == 404, route
-    missing = client.post("/api/jobs/nope/cancel")
-    assert missing.status_code == 404 and missing.json()["fix"] == "GET /api/jobs lists the jobs"
+        assert "reward_source" in response.json()["error"] and "os" in response.json()["error"]
+        response = client.post("/api/jobs", json={"kind": "language", "config": "/etc/passwd"})
+        assert response.status_code == 422 and "file name" in response.json()["error"]
+        # a file named inside the config (issue 26, finding 13): refused, never read
+        escapes = [
+            {"env": "language", "llm": "/etc/passwd"},
+            {"env": "language", "dataset": {"path": "../../../../etc/hostname"}},
+        ]
+        for inside in escapes:
+            response = client.post("/api/jobs", json={"kind": "language", "config": inside})
+            assert response.status_code == 422 and "outside" in response.json()["error"], inside
+            assert "root:" not in response.text
+        response = client.post("/api/jobs", json={"kind": "language", "resources": {"cpus": 512}})
+        assert response.status_code == 422 and "cpus" in response.json()["error"]
+        assert client.get("/api/jobs").json() == [] and not list(runs.glob("*/run.json"))
+        for route in ("/api/jobs/nope", "/api/jobs/nope/logs"):
+            assert client.get(route).status_code == 404, route
+        missing = client.post("/api/jobs/nope/cancel")
+        assert (
+            missing.status_code == 404 and missing.json()["fix"] == "GET /api/jobs lists the jobs"
+        )
 
 
 def test_without_a_backend_jobs_are_503(tmp_path: Path) -> None:

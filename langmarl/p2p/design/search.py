@@ -134,8 +134,9 @@ def propose(
         for proposal in source:
             if len(picked) == k:
                 return picked
-            if key(proposal) not in seen:
-                seen.add(key(proposal))
+            same = key(proposal)
+            if same not in seen:
+                seen.add(same)
                 picked.append((proposal, origin))
     return picked
 
