@@ -16,6 +16,9 @@ contains 0. Results are kept in ``--out``/results.json after every run, so a sto
 invocation continues where it stopped.
 
     .venv/bin/python benchmarks/magrpo_precision.py --seeds 0 1 2 3 4 5 6 7 8 9
+
+``--knob update_precision --precisions fp32,bf16`` makes the same comparison for the update's
+arithmetic (issue 37: bf16 autocast of the forward and backward passes).
 """
 
 from __future__ import annotations
@@ -36,13 +39,13 @@ ROOT = Path(__file__).resolve().parent.parent
 LANGMARL = Path(sys.executable).parent / "langmarl"
 
 
-def train(seed: int, precision: str, steps: int, out: Path) -> dict[str, Any]:
+def train(seed: int, precision: str, steps: int, out: Path, knob: str) -> dict[str, Any]:
     run_dir = out / f"{precision}-seed{seed}"
     command = [
         str(LANGMARL), "magrpo", "train", "configs/magrpo/quickstart.json", "--no-plot",
         "--set", f"runs_dir={run_dir.parent}", "--set", f"run_id={run_dir.name}",
         "--set", f"seed={seed}",
-        "--set", f"trainer.max_steps={steps}", "--set", f"trainer.sampling_precision={precision}",
+        "--set", f"trainer.max_steps={steps}", "--set", f"trainer.{knob}={precision}",
     ]  # fmt: skip
     load_before, began = os.getloadavg()[0], time.perf_counter()
     with (out / f"{precision}-seed{seed}.log").open("w") as log:
@@ -90,13 +93,19 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=list(range(10)))
     parser.add_argument("--precisions", default="fp32,bf16,int8")
     parser.add_argument("--steps", type=int, default=16)
+    parser.add_argument(
+        "--knob",
+        default="sampling_precision",
+        choices=["sampling_precision", "update_precision"],
+        help="The trainer setting the precisions are values of (issue 37: update_precision).",
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "runs" / "magrpo_precision")
     args = parser.parse_args()
     precisions = args.precisions.split(",")
     args.out.mkdir(parents=True, exist_ok=True)
     saved = args.out / "results.json"
     results: list[dict[str, Any]] = json.loads(saved.read_text()) if saved.exists() else []
-    print(f"MAGRPO quickstart, {args.steps} steps, seeds {args.seeds}, precisions {precisions}; "
+    print(f"MAGRPO quickstart, {args.steps} steps, seeds {args.seeds}, {args.knob} {precisions}; "
           f"load average {os.getloadavg()}", flush=True)  # fmt: skip
     print("| seed | precision | held-out after | s/step | wall | load before-after |")
     print("|---|---|---|---|---|---|", flush=True)
@@ -104,7 +113,7 @@ def main() -> None:
         order = precisions if seed % 2 == 0 else precisions[::-1]  # alternate who goes first
         for precision in order:
             done = [r for r in results if (r["seed"], r["precision"]) == (seed, precision)]
-            row = done[0] if done else train(seed, precision, args.steps, args.out)
+            row = done[0] if done else train(seed, precision, args.steps, args.out, args.knob)
             if not done:
                 results.append(row)
                 saved.write_text(json.dumps(results, indent=1))

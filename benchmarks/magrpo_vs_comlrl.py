@@ -47,6 +47,7 @@ VARIANTS = (
     "ours-bf16",
     "ours-w16",
     "ours-int8",
+    "ours-fp32-update",
 )
 """``ours``: the defaults (agents sampled on parallel threads when torch has several, updates
 one after the other, ``sampling_precision="auto"``: bf16 where the CPU has native bf16, else
@@ -54,7 +55,9 @@ fp32); ``ours-parallel-updates``: updates in parallel too (``parallel_updates=Tr
 ``ours-sequential``: one agent after the other, each using all threads; ``ours-lora``: LoRA r=16;
 ``ours-fp32`` / ``ours-bf16`` / ``ours-w16`` / ``ours-int8``: ``ours`` sampling from the fp32
 model itself / a bf16 / fp16-weight / int8 copy of each agent. (Before issue 37 ``ours``
-sampled in fp32, which ``ours-fp32`` is now.)"""
+sampled in fp32, which ``ours-fp32`` is now.) ``ours-fp32-update``: ``ours`` with its
+update in fp32 (``update_precision="fp32"``; the default ``auto`` autocasts it to bf16 where
+the CPU has native bf16)."""
 PRECISIONS = {"ours-fp32": "fp32", "ours-bf16": "bf16", "ours-w16": "w16", "ours-int8": "int8"}
 """The variants that name their sampling precision; the others keep the default (``auto``)."""
 SETTINGS = {"G": 4, "max_new_tokens": 32, "temperature": 0.8, "top_p": 0.95, "lr": 1e-5}
@@ -117,6 +120,7 @@ def worker_ours(
         parallel_agents=variant != "ours-sequential",
         parallel_updates=variant == "ours-parallel-updates",
         sampling_precision=PRECISIONS.get(variant, "auto"),
+        update_precision="fp32" if variant == "ours-fp32-update" else "auto",
     )
     trainer = MAGRPOTrainer(
         models,

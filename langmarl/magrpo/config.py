@@ -19,6 +19,7 @@ AdvantageMode = Literal["mean", "raw", "max", "rloo"]
 LossReduction = Literal["token", "sequence"]
 CriticType = Literal["v", "q"]
 SamplingPrecision = Literal["auto", "fp32", "bf16", "w16", "int8"]
+UpdatePrecision = Literal["auto", "fp32", "bf16"]
 
 
 class LoRAConfig(BaseModel):
@@ -120,6 +121,14 @@ class TrainerConfig(BaseModel):
     seeds' noise of fp32's (benchmarks/RESULTS.md, issue 25: a 10-seed A/B of the quickstart;
     int8 lost 0.08); ``"fp32"`` instead of bf16 on a CPU without native bf16 (AVX512-BF16
     or AMX), where bf16 is emulated and slower than fp32 (issue 37)."""
+    update_precision: UpdatePrecision = "auto"
+    """Arithmetic of the update's forward and backward passes: ``"fp32"``, or ``"bf16"``
+    (mixed precision: ``torch.autocast`` runs the matrix products in bf16 while the weights,
+    their gradients, the optimizer and the log-softmax stay fp32). ``"auto"`` (the default) is
+    ``"bf16"`` on a CPU that multiplies bf16 natively (AVX512-BF16 or AMX, torch on its
+    AVX-512 kernels), else ``"fp32"`` (emulated bf16 is slower than fp32; CUDA stays fp32
+    unless asked). See benchmarks/RESULTS.md, issue 37: the forward and backward of
+    SmolLM2-135M took about half the time in bf16, with held-out rewards compared over seeds."""
     parallel_agents: bool | None = None
     """Sample the agents' rollouts at once, on threads that split torch's cores between them
     (None: on when there are several agents and several torch threads). Each agent samples

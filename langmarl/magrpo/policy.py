@@ -16,7 +16,7 @@ from langmarl.core.errors import ConfigError, MissingDependencyError
 from langmarl.llm.local.models import EMBEDDED_NAMES
 from langmarl.llm.local.weights import quiet_progress
 from langmarl.magrpo.config import LoRAConfig, TrainerConfig
-from langmarl.magrpo.sampler import Sampler, resolve_precision
+from langmarl.magrpo.sampler import Sampler, resolve_precision, resolve_update_precision
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +100,8 @@ class Agent:
         reference: Frozen copy for the KL penalty (None without KL or with LoRA, where the
             adapters are switched off instead).
         sampler: Gives the model rollouts sample from (``sampling_precision``).
+        update_precision: Arithmetic of its update, ``"fp32"`` or ``"bf16"`` (autocast),
+            resolved from ``update_precision``.
     """
 
     name: str
@@ -111,6 +113,7 @@ class Agent:
     reference: Any = None
     uses_lora: bool = False
     sampler: Sampler = field(default_factory=Sampler)
+    update_precision: str = "fp32"
 
     def trainable_parameters(self) -> list[Any]:
         """Parameters the optimizer updates."""
@@ -182,6 +185,7 @@ def build_agents(
                 sampler=Sampler(
                     resolve_precision(config.sampling_precision, config.lora is not None)
                 ),
+                update_precision=resolve_update_precision(config.update_precision, device),
             )
         )
     return agents

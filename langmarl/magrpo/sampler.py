@@ -8,8 +8,9 @@ quantization of every ``nn.Linear``). A ``w16`` copy keeps fp32 arithmetic on fp
 greedy answers are fp32's, token for token); a LoRA model's frozen base is packed once and
 only the adapters, kept fp32, are refreshed. The copy is refreshed from the trained weights after
 every update, so it samples the current policy, rounded; the update's log-probabilities
-always come from the trained fp32 model, so the gradient is that of the fp32 policy on
-samples from its rounded twin (a small off-policy gap, not corrected by importance weights).
+always come from the trained fp32 weights (in fp32 arithmetic, or bf16 autocast with
+``update_precision``), so the gradient is that of the trained policy on samples from its
+rounded twin (a small off-policy gap, not corrected by importance weights).
 Greedy evaluation always uses the trained model.
 """
 
@@ -20,7 +21,7 @@ import warnings
 from typing import Any
 
 from langmarl.core.errors import ConfigError
-from langmarl.magrpo.config import SamplingPrecision
+from langmarl.magrpo.config import SamplingPrecision, UpdatePrecision
 
 
 def resolve_precision(precision: SamplingPrecision, lora: bool) -> SamplingPrecision:
@@ -35,6 +36,15 @@ def resolve_precision(precision: SamplingPrecision, lora: bool) -> SamplingPreci
     from langmarl.llm.local.weight_only import fp16_kernel_available
 
     return "w16" if fp16_kernel_available() else "fp32"
+
+
+def resolve_update_precision(precision: UpdatePrecision, device: str) -> UpdatePrecision:
+    """``"auto"`` made concrete for the update: ``"bf16"`` (autocast) on a CPU that multiplies
+    bf16 natively, ``"fp32"`` elsewhere (CUDA included: bf16 there is only used when asked,
+    since no GPU run has compared it here); any other value as it is."""
+    if precision != "auto":
+        return precision
+    return "bf16" if str(device).startswith("cpu") and bf16_is_native() else "fp32"
 
 
 def bf16_is_native() -> bool:

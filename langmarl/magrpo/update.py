@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 from collections.abc import Sequence
@@ -64,10 +65,21 @@ def _trimmed(batch: GenerationBatch, rows: Any) -> tuple[Any, Any, Any, int]:
     )
 
 
+def arithmetic(agent: Agent) -> contextlib.AbstractContextManager[Any]:
+    """The context an agent's update forward runs in: ``torch.autocast`` to bf16 when its
+    ``update_precision`` is ``"bf16"`` (the backward follows the forward's dtypes; weights,
+    gradients and the optimizer stay fp32), else nothing."""
+    if agent.update_precision != "bf16":
+        return contextlib.nullcontext()
+    import torch
+
+    return torch.autocast(device_type=torch.device(agent.device).type, dtype=torch.bfloat16)
+
+
 def _reference_logprobs(agent: Agent, sequences: Any, attention: Any, prompt: int) -> Any:
     import torch
 
-    with torch.no_grad():
+    with torch.no_grad(), arithmetic(agent):
         if agent.uses_lora:
             with agent.model.disable_adapter():
                 return completion_logprobs(agent.model, sequences, attention, prompt)
@@ -105,10 +117,13 @@ def accumulate_policy_gradients(
                 part.batch, rows.to(part.batch.sequences.device)
             )
             advantages = part.advantages[rows].to(sequences.device)
-            if group > 1:
-                logprobs = shared_prompt_logprobs(agent.model, sequences, attention, prompt, group)
-            else:
-                logprobs = completion_logprobs(agent.model, sequences, attention, prompt)
+            with arithmetic(agent):
+                if group > 1:
+                    logprobs = shared_prompt_logprobs(
+                        agent.model, sequences, attention, prompt, group
+                    )
+                else:
+                    logprobs = completion_logprobs(agent.model, sequences, attention, prompt)
             loss = policy_gradient_loss(
                 logprobs, advantages, mask, config.loss_reduction, normalizer
             )
