@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from langmarl.cli import runs_io
 from langmarl.cli.common import (
     OLD_DIR,
     RUNS_DIR_FIX,
@@ -42,6 +43,7 @@ def register(app: typer.Typer) -> None:
     )
     group.callback()(list_runs)
     group.command("show")(show)
+    runs_io.register(group)
     app.add_typer(group, name="runs")
 
 
