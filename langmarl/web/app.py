@@ -39,6 +39,7 @@ from langmarl.web.routes import (
     files,
     jobs,
     language,
+    pool,
     resources,
     reward,
     runs,
@@ -53,7 +54,8 @@ if TYPE_CHECKING:
     from langmarl.jobs.backend import Backend
 
 ROUTE_MODULES = (
-    runs, language, weights, reward, benchmarks, files, trash, stream, jobs, resources, catalogs,
+    runs, language, pool, weights, reward, benchmarks, files, trash, stream, jobs, resources,
+    catalogs,
 )  # fmt: skip
 
 

@@ -6,6 +6,8 @@ server to serve an app:
 * ``weights~mag``: a finished MAGRPO run written through RunDir (metrics, eval.jsonl, a
   checkpoint, held-out report with sample completions), as tests/store does;
 * ``grpo``: a PARL GRPO run with its curves;
+* ``pool``: a real pool-search run of the poster task (PoolTrainer, a scripted model that
+  copies the form of its demonstrations: 2 rounds) with ``pool.jsonl``;
 * ``session``: a Prompt2Policy session written through SessionRecord (reward code with
   LaTeX, judgment, per-term scalars, a video), and ``bench_1`` a benchmark table over one.
 """
@@ -13,6 +15,7 @@ server to serve an app:
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from langmarl.llm.types import ChatRequest, message_text
@@ -62,6 +65,42 @@ def language_run(root: Path, name: str = "lang") -> Path:
     return root / name
 
 
+def _poster_reply(request: ChatRequest) -> str:
+    """Short answers once the chat holds a short demonstration (or, exploring, every other
+    seed), else a ramble: demonstrations help, so the pool search keeps some."""
+    ask = message_text(request.messages[-1])
+    topic = re.search(r"about (.+?)(?:\. Answer| that uses)", ask)
+    word = (topic.group(1) if topic else "things").split()[-1]
+    shown = [message_text(m) for m in request.messages if m["role"] == "assistant"]
+    exploring = (request.temperature or 0) > 0 and (request.seed or 0) % 2 == 0
+    short = exploring or any(len(d.split()) <= 6 for d in shown)
+    if ask.startswith("Give the key word"):
+        return word.capitalize() if short else f"The key word of a poster about {word} is this"
+    return f"The {word} calls you home" if short else f"so many words about {word} on and on"
+
+
+def pool_run(root: Path, name: str = "pool") -> Path:
+    """A real 2-round pool-search run of the poster task under ``root``."""
+    from langmarl.config.envs import PosterConfig
+    from langmarl.envs.poster.env import PosterEnv
+    from langmarl.textgrad import CentralizedCritic, PolicyGradientOptimizer
+    from langmarl.trainer.pool.search import PoolTrainer
+
+    config = PosterConfig(
+        exp_name=name, search="pool", num_iterations=2, trajectories_per_iteration=8,
+        validation_size=3, num_eval=2, runs_dir=str(root), checkpoint_dir=str(root / "ck"),
+        seed=3, pool={"children": 3, "samples_per_task": 2, "max_demonstrations": 2},
+    )  # fmt: skip
+    llm = ScriptedLLM(_poster_reply, config=scripted_config(max_retries=0))
+    words = ("ocean", "coffee", "moon", "river", "bread", "cat", "snow", "tea", "lamp", "kite")
+    topics = [f"topic {w}" for w in words]
+    env = PosterEnv(config, topics=topics, llm=llm)
+    critic = CentralizedCritic(config, llm=llm)
+    optimizer = PolicyGradientOptimizer(scripted_config(), llm=llm)
+    PoolTrainer(config, env, critic, optimizer).train()
+    return root / name
+
+
 def magrpo_run(path: Path) -> Path:
     run = RunDir(path)
     run.start("magrpo", config={"algorithm": "magrpo", "api_key": "sk-not-shown-1234"},
@@ -99,8 +138,8 @@ def grpo_run(path: Path) -> Path:
 
 
 def session_run(path: Path) -> Path:
-    from langmarl.p2p.contracts import JudgmentResult, RewardSpec
-    from langmarl.p2p.records import SessionRecord
+    from langmarl.p2p.session.contracts import JudgmentResult, RewardSpec
+    from langmarl.p2p.session.records import SessionRecord
 
     session = SessionRecord(path)
     session.start("balance the pole", "InvertedPendulum-v5", {"env_id": "InvertedPendulum-v5"})
@@ -131,3 +170,48 @@ def session_run(path: Path) -> Path:
     session.save_history(history)
     session.set_status("passed")
     return path
+
+
+def stage_running(
+    built: Path, served: Path, lines: dict[str, int], trajectories: bool = True
+) -> None:
+    """``served`` as the run ``built`` stood while it ran: every file of it, but of each
+    JSONL file named in ``lines`` only its first lines (how many: the value; 0: no file), the
+    trajectories only if ``trajectories``, and a ``run.json`` that says it runs (owned by
+    this process, so the status is believed). Called again with more lines, the run grows."""
+    import os
+    import shutil
+
+    from langmarl.core.files import atomic_write_text
+    from langmarl.core.processes import process_start
+
+    for path in sorted(p for p in built.rglob("*") if p.is_file()):
+        relpath = path.relative_to(built).as_posix()
+        if relpath == "run.json" or (relpath.startswith("trajectories/") and not trajectories):
+            continue
+        target = served / relpath
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if lines.get(relpath) == 0:  # not written yet
+            target.unlink(missing_ok=True)
+        elif relpath in lines:
+            kept = path.read_text().splitlines(keepends=True)[: lines[relpath]]
+            target.write_text("".join(kept))
+        else:
+            shutil.copy2(path, target)
+    info = json.loads((built / "run.json").read_text())
+    pid = os.getpid()
+    info.update(status="running", error=None, pid=pid, pid_started=process_start(pid))
+    if "metrics.jsonl" in lines:
+        info["completed_iterations"] = lines["metrics.jsonl"]
+    atomic_write_text(served / "run.json", json.dumps(info))
+
+
+def line_of(path: Path, event: str, nth: int = 1) -> int:
+    """How many lines of the JSONL ``path`` come up to its ``nth`` line whose ``event`` is
+    ``event`` (that line included)."""
+    seen = 0
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        seen += json.loads(line).get("event") == event
+        if seen == nth:
+            return number
+    raise AssertionError(f"{path} has fewer than {nth} {event!r} events")

@@ -81,10 +81,15 @@ def _episodes(store: LocalStore, run: str, kind: str, iteration: int) -> list[in
     return [int(p.stem.removeprefix("ep_")) for p in files]
 
 
+def _stored(store: LocalStore, run: str, kind: str) -> list[int]:
+    """The iterations with stored ``kind`` (``trajectories``, ``gradients``), in order."""
+    folders = store.list_files(run, kind, "iter_*")
+    return [int(p.name.removeprefix("iter_")) for p in folders if p.is_dir()]
+
+
 def _pick(store: LocalStore, run: str, kind: str, iteration: int | None) -> tuple[int, list[int]]:
     """``iteration`` (default: the latest) among those with stored ``kind``, and all of them."""
-    folders = store.list_files(run, kind, "iter_*")
-    available = [int(p.name.removeprefix("iter_")) for p in folders if p.is_dir()]
+    available = _stored(store, run, kind)
     if not available:
         raise ApiError(404, f"the run has stored no {kind} yet", "wait for an iteration")
     number = available[-1] if iteration is None else iteration
@@ -101,8 +106,15 @@ def trajectories(
     offset: int = Query(0, ge=0),
     limit: int = Query(20, ge=1, le=200),
 ) -> dict[str, Any]:
-    """The episodes of one iteration, a page at a time, each with the critic's evaluation."""
+    """The episodes of one iteration, a page at a time, each with the critic's evaluation.
+    ``gradient_iterations`` lists the iterations with textual gradients (none for a pool
+    run). A run with no episodes stored yet answers ``iteration: null`` and no episodes
+    (a 404 only for an ``iteration`` it does not have)."""
     store, _, run = _language_run(board, run_id)
+    graded = _stored(store, run, "gradients")
+    if iteration is None and not _stored(store, run, "trajectories"):
+        return {"run_id": run_id, "iteration": None, "iterations": [], "total": 0,
+                "offset": offset, "episodes": [], "gradient_iterations": graded}  # fmt: skip
     number, available = _pick(store, run, "trajectories", iteration)
     episodes = _episodes(store, run, "trajectories", number)
     page = [
@@ -114,7 +126,8 @@ def trajectories(
         for ep in episodes[offset : offset + limit]
     ]
     return {"run_id": run_id, "iteration": number, "iterations": available,
-            "total": len(episodes), "offset": offset, "episodes": board.scrub(page)}  # fmt: skip
+            "total": len(episodes), "offset": offset, "episodes": board.scrub(page),
+            "gradient_iterations": graded}  # fmt: skip
 
 
 @router.get("/runs/{run_id}/gradients")

@@ -19,6 +19,7 @@ from langmarl.store.run import RUN_FILE, RunDir
 from langmarl.web.errors import ApiError
 from langmarl.web.index import RunEntry
 from langmarl.web.metadata import MetadataPatch, RunMetadata, update_metadata
+from langmarl.web.phase import current_phase
 from langmarl.web.state import DashboardDep
 
 router = APIRouter(tags=["runs"])
@@ -86,21 +87,25 @@ def list_runs(
 
 @router.get("/runs/{run_id}")
 def run_detail(run_id: str, board: DashboardDep) -> dict[str, Any]:
-    """One run: its listing, ``run.json`` (the record), its config with secrets scrubbed
-    and what its kind has to show (``langmarl runs show``)."""
+    """One run: its listing, ``run.json`` (the record), its config with secrets scrubbed,
+    what its kind has to show (``langmarl runs show``) and, for a language run that runs,
+    its current ``phase`` (:mod:`langmarl.web.phase`; otherwise ``None``)."""
     entry = board.run(run_id)
+    listing = entry.as_dict()
     if entry.summary.status == "unreadable":
-        return {"run": entry.as_dict(), "record": None, "config": None, "summary": {}}
+        return {"run": listing, "record": None, "config": None, "summary": {}, "phase": None}
     record: dict[str, Any] | None = None
     if (entry.path / RUN_FILE).is_file():
         record = RunDir(entry.path).record().model_dump()
     config = (record or {}).get("config") or {}
     details = describe(entry.path).details
+    language = listing["view"] == "language"
     return {
-        "run": entry.as_dict(),
+        "run": listing,
         "record": board.scrub({k: v for k, v in (record or {}).items() if k != "config"}),
         "config": board.scrub(config),
         "summary": board.scrub(details),
+        "phase": current_phase(entry.path, entry.summary.status, config) if language else None,
     }
 
 

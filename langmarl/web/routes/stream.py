@@ -1,14 +1,16 @@
 """``GET /api/runs/{id}/stream``: server-sent events of a run's new metrics lines and events.
 
-Every ``poll_interval`` seconds the stream looks at the sizes of ``metrics.jsonl`` and
-``logs/events.jsonl`` and sends the complete lines added since (``event: metrics`` /
-``event: event``, the line as ``data``); a file that shrank (a resumed run rewinds its
-metrics) is read again from the start after an ``event: reset``. ``event: status`` says the
-run's status first and whenever it changes, so a page opened before the run started (no
-``run.json`` yet: ``unknown``) sees it start. It ends with ``event: end`` (the final status)
-once the run is neither running nor about to start, or when the client goes. Between looks
-it sleeps, so an idle stream costs nothing; a comment line every ``KEEPALIVE_SECONDS`` keeps
-proxies from closing it.
+Every ``poll_interval`` seconds the stream looks at the sizes of ``metrics.jsonl``,
+``logs/events.jsonl`` and, for a pool-search run, ``pool.jsonl`` and
+``validation_scores.jsonl`` (written while candidates are scored, when no event is), and
+sends the complete lines added since (``event: metrics`` / ``event: event`` /
+``event: pool`` / ``event: validation``, the line as ``data``); a file that shrank (a
+resumed run rewinds its metrics) is read again from the start after an ``event: reset``.
+``event: status`` says the run's status first and whenever it changes, so a page opened
+before the run started (no ``run.json`` yet: ``unknown``) sees it start. It ends with
+``event: end`` (the final status) once the run is neither running nor about to start, or
+when the client goes. Between looks it sleeps, so an idle stream costs nothing; a comment
+line every ``KEEPALIVE_SECONDS`` keeps proxies from closing it.
 """
 
 from __future__ import annotations
@@ -23,13 +25,18 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import StreamingResponse
 
 from langmarl.core.errors import LangmarlError
+from langmarl.store.local import VALIDATION_SCORES_FILE
 from langmarl.store.run import EVENTS_FILE, METRICS_FILE, RUN_FILE, RunDir
+from langmarl.web.pool import POOL_FILE
 from langmarl.web.state import Dashboard, DashboardDep
 
 router = APIRouter(tags=["live"])
 
 KEEPALIVE_SECONDS = 15.0
-STREAMS = {"metrics": METRICS_FILE, "event": EVENTS_FILE}
+STREAMS = {
+    "metrics": METRICS_FILE, "event": EVENTS_FILE, "pool": POOL_FILE,
+    "validation": VALIDATION_SCORES_FILE,
+}  # fmt: skip
 LIVE_STATUSES = ("running", "unknown")
 """Statuses the stream stays open for: ``unknown`` is a run whose ``run.json`` is not
 written yet (its trainer still loading)."""
@@ -112,8 +119,9 @@ async def stream(
     board: DashboardDep,
     replay: bool = Query(False, description="Send the lines already written first."),
 ) -> StreamingResponse:
-    """Server-sent events: ``status`` first and on every change, ``metrics`` and ``event``
-    lines as the run writes them, ``end`` with its status when it stops."""
+    """Server-sent events: ``status`` first and on every change, ``metrics``, ``event``,
+    ``pool`` and ``validation`` lines as the run writes them, ``end`` with its status when
+    it stops."""
     entry = board.run(run_id)
     return StreamingResponse(
         follow(board, entry.path, request, replay),
