@@ -83,6 +83,7 @@ def run_app(app: typer.Typer) -> None:
 
     from langmarl.core.secrets import Redactor, environment_secrets
 
+    one_line_usage_errors()
     try:
         app()
     except LangmarlError as exc:
@@ -94,6 +95,32 @@ def run_app(app: typer.Typer) -> None:
             soft_wrap=not err_console.is_terminal,
         )
         raise SystemExit(1) from None
+
+
+def one_line_usage_errors() -> None:
+    """Print click's usage errors (an unknown option or command, a missing argument, a bad
+    value) as every other langmarl error is printed: one ``error:`` line naming the fix,
+    instead of typer's boxed "Error" panel. Typer looks its formatter up at call time, so
+    replacing it here is enough; a typer without it keeps its own output."""
+    try:
+        from typer import rich_utils
+    except ImportError:  # typer without rich: click's plain "Error: …" lines
+        return
+    if hasattr(rich_utils, "rich_format_error"):
+        rich_utils.rich_format_error = _print_usage_error
+
+
+def _print_usage_error(error: Any) -> None:
+    from rich.markup import escape
+
+    context = getattr(error, "ctx", None)
+    hint = f" (see '{context.command_path} --help')" if context is not None else ""
+    err_console.print(
+        f"[bold red]error:[/] {escape(error.format_message())}{hint}",
+        markup=True,
+        highlight=False,
+        soft_wrap=not err_console.is_terminal,
+    )
 
 
 def parse_overrides(assignments: list[str] | None) -> dict[str, Any]:

@@ -85,3 +85,24 @@ def test_an_unknown_key_names_the_near_one_or_five_nearest_never_the_whole_list(
     listed = said("p2p", "run", "balance", str(CONFIGS / "p2p/smoke.yaml"), "--set", "zzz=1")
     nearest = listed.split("valid keys: ")[1].splitlines()[0]
     assert len(nearest.split(", ")) == 5 and "of the 3" in listed  # LoopConfig: 30-odd keys
+
+
+def test_usage_errors_are_one_error_line_like_every_other_error() -> None:
+    """Issue 42, item 4: click's usage errors came in a boxed "Error" panel while langmarl's
+    own errors are ``error: …`` lines; through the real console script both are one line."""
+    import subprocess
+    import sys
+
+    command = [str(Path(sys.executable).parent / "langmarl")]  # the console script
+    for args, expected in (
+        (["train", "--bogus"], "error: No such option: --bogus (see 'langmarl train --help')"),
+        (["trian"], "error: No such command 'trian'. Did you mean 'train'?"),
+        (["train", str(CONFIGS / "nope.json")], "error: "),
+    ):
+        environment = {"COLUMNS": "80", "PATH": "/usr/bin:/bin"}
+        done = subprocess.run(
+            [*command, *args], capture_output=True, text=True, timeout=120, env=environment
+        )
+        assert done.returncode != 0 and done.stdout == "", done
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(expected), done.stderr
