@@ -50,8 +50,8 @@ def reply(request: Any) -> str:
 
 def session(tmp: Path, name: str, iterations: int, timesteps: int, **settings: Any) -> float:
     """Wall seconds of one session (its status must be max_iterations: every run trained)."""
-    from langmarl.p2p.loop import run_loop
-    from langmarl.p2p.loop_config import LoopConfig
+    from langmarl.p2p.session.config import LoopConfig
+    from langmarl.p2p.session.loop import run_loop
     from langmarl.testing import ScriptedLLM
 
     config = LoopConfig(

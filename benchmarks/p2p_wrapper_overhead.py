@@ -43,9 +43,9 @@ def ppo_steps_per_second(reward: str | None, steps: int, seed: int) -> tuple[flo
     """
     import torch
 
-    from langmarl.p2p.ppo_policy import build_ppo
-    from langmarl.p2p.sb3_trainer import build_vec_env
-    from langmarl.p2p.train_config import TrainConfig
+    from langmarl.p2p.learner.ppo_policy import build_ppo
+    from langmarl.p2p.learner.sb3_trainer import build_vec_env
+    from langmarl.p2p.learner.train_config import TrainConfig
 
     torch.set_num_threads(1)
     config = TrainConfig(total_timesteps=steps, num_steps=2048, seed=seed)
@@ -60,8 +60,8 @@ def ppo_steps_per_second(reward: str | None, steps: int, seed: int) -> tuple[flo
 
 def env_steps_per_second(reward: str | None, steps: int) -> float:
     """Raw env.step throughput with random actions, per CPU second of this process."""
-    from langmarl.p2p.reward import load_reward_source
-    from langmarl.p2p.wrapper import make_reward_env
+    from langmarl.p2p.learner.wrapper import make_reward_env
+    from langmarl.p2p.reward.function import load_reward_source
 
     env = make_reward_env("HalfCheetah-v5", load_reward_source(reward) if reward else None)
     env.reset(seed=0)
@@ -77,9 +77,9 @@ def env_steps_per_second(reward: str | None, steps: int) -> float:
 
 def scaling(runs: int, steps: int) -> tuple[float, float]:
     """Wall time and aggregate env steps/s of ``runs`` InvertedPendulum runs, 2 at a time."""
-    from langmarl.p2p.executor import train_runs
-    from langmarl.p2p.records import IterationRecord
-    from langmarl.p2p.train_config import TrainConfig
+    from langmarl.p2p.learner.executor import train_runs
+    from langmarl.p2p.learner.train_config import TrainConfig
+    from langmarl.p2p.session.records import IterationRecord
 
     pendulum = REWARD.replace('info["reward_forward"]', 'info["reward_survive"]').replace(
         'float(info["reward_ctrl"])', "0.0"

@@ -20,10 +20,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from machine_load import LoadSampler, print_machine
 
-from langmarl.p2p.author import author_reward
-from langmarl.p2p.bench import read_cases
+from langmarl.p2p.agents.author import author_reward
+from langmarl.p2p.bench.cases import read_cases
 from langmarl.p2p.design import demonstrations
-from langmarl.p2p.env_specs import get_env_spec
+from langmarl.p2p.reward.env_specs import get_env_spec
 
 CASES = Path(__file__).resolve().parents[1] / "configs" / "p2p" / "cases.csv"
 

@@ -39,14 +39,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from machine_load import LoadSampler, print_machine
 
 from langmarl.core.intervals import score_interval
-from langmarl.p2p.author import fallback_reward
-from langmarl.p2p.bench import BenchCase, read_cases
+from langmarl.p2p.agents.author import fallback_reward
+from langmarl.p2p.agents.judge import load_episodes
+from langmarl.p2p.bench.cases import BenchCase, read_cases
 from langmarl.p2p.design import checks
-from langmarl.p2p.env_specs import get_env_spec
-from langmarl.p2p.executor import train_runs
-from langmarl.p2p.judge import load_episodes
-from langmarl.p2p.records import IterationRecord
-from langmarl.p2p.train_config import TrainConfig
+from langmarl.p2p.learner.executor import train_runs
+from langmarl.p2p.learner.train_config import TrainConfig
+from langmarl.p2p.reward.env_specs import get_env_spec
+from langmarl.p2p.session.records import IterationRecord
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "configs" / "p2p" / "cases.csv"
@@ -93,7 +93,7 @@ def fallback(work: Path, case: BenchCase, seed: int, runs: int, timesteps: int) 
 
 def session(work: Path, case: BenchCase, author: str, seed: int, args: Any, llm: Any) -> dict:
     """A search session on the case: its best candidate's check score and what it tried."""
-    from langmarl.p2p.loop import LoopConfig, run_loop
+    from langmarl.p2p.session.loop import LoopConfig, run_loop
 
     config = LoopConfig(
         env_id=case.env_id, author=author, candidates=args.candidates,

@@ -54,9 +54,9 @@ _NAMES = {
     "TrajectoryStore": "langmarl.store.trajectories",
     "RunLogger": "langmarl.store.logger",
     # reward space (Prompt2Policy)
-    "RewardFunction": "langmarl.p2p.reward",
-    "IterationRecord": "langmarl.p2p.records",
-    "SessionRecord": "langmarl.p2p.records",
+    "RewardFunction": "langmarl.p2p.reward.function",
+    "IterationRecord": "langmarl.p2p.session.records",
+    "SessionRecord": "langmarl.p2p.session.records",
     # PARL (issue 7)
     "PARLReward": "langmarl.rewards.parl",
     "CriticalStepsMetric": "langmarl.rewards.critical_steps",
@@ -107,8 +107,8 @@ if TYPE_CHECKING:
     from langmarl.magrpo.actor_critic import IACTrainer, MAACTrainer
     from langmarl.magrpo.config import MAGRPOConfig
     from langmarl.magrpo.trainer import MAGRPOTrainer
-    from langmarl.p2p.records import IterationRecord, SessionRecord
-    from langmarl.p2p.reward import RewardFunction
+    from langmarl.p2p.reward.function import RewardFunction
+    from langmarl.p2p.session.records import IterationRecord, SessionRecord
     from langmarl.parl.config import ParallelTasksConfig
     from langmarl.parl.grpo import OrchestratorGRPO, OrchestratorGRPOConfig
     from langmarl.rewards.critical_steps import CriticalStepsMetric

@@ -46,13 +46,14 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # language space: critic, optimizer, formatter
     ("textgrad", ("langmarl.textgrad",)),
     ("store", ("langmarl.store",)),
+    # jobs: training commands as local processes or Ray tasks; a kind's command and config
+    # check come from the store's kinds, so the spaces build on jobs, never the reverse
+    ("jobs", ("langmarl.jobs",)),
     ("trainer", ("langmarl.trainer",)),
     # the training spaces (parl builds on magrpo's generation and the language trainer)
     ("spaces", ("langmarl.magrpo", "langmarl.p2p", "langmarl.parl")),
     ("plots", ("langmarl.plots",)),
     ("api", ("langmarl.api",)),
-    # jobs: training commands as local processes or Ray tasks (validated by the spaces' configs)
-    ("jobs", ("langmarl.jobs",)),
     # the dashboard's API over the runs directory (reads runs through store/ and the entry
     # points each kind of run registers there)
     ("web", ("langmarl.web",)),

@@ -169,7 +169,7 @@ CHECKS: dict[str, Callable[[Path, str], None]] = {
     'run_id="parl-quick"': _parl_python,
     "runs/tracked-quick": _tracked,
     "langmarl jobs submit magrpo": _jobs,
-    "python -m langmarl.p2p.executor": _p2p_executor,
+    "python -m langmarl.p2p.learner.executor": _p2p_executor,
 }
 
 

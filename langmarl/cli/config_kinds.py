@@ -14,7 +14,7 @@ def config_kind(data: dict[str, Any]) -> ConfigKind:
     the keys every kind has (``runs_dir``, ``run_id``, ``seed``) tell none apart."""
     from langmarl.config.runs_root import SHARED_KEYS
     from langmarl.magrpo.run import RunConfig
-    from langmarl.p2p.loop_config import LoopConfig
+    from langmarl.p2p.session.config import LoopConfig
 
     keys = data.keys() - set(SHARED_KEYS)
     if isinstance(data.get("env"), str):

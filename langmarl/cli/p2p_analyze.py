@@ -1,6 +1,6 @@
 """`langmarl p2p analyze`: what a reward-space session did, from its files.
 
-Its own module so the ``p2p`` group registers it with one line (:mod:`langmarl.p2p.analysis`
+Its own module so the ``p2p`` group registers it with one line (:mod:`langmarl.p2p.analysis.analyze`
 does the work; this prints it in 80 columns)."""
 
 from __future__ import annotations
@@ -73,8 +73,8 @@ def analyze(
     dominance and plateaus, each run's training dynamics, the best iteration and what changed
     between iterations, and a narrative; written to the session's analysis.json."""
     from langmarl.core.errors import ConfigError
-    from langmarl.p2p.analysis import analyze_session
-    from langmarl.p2p.records import SessionRecord
+    from langmarl.p2p.analysis.analyze import analyze_session
+    from langmarl.p2p.session.records import SessionRecord
 
     fix = "give a directory `langmarl p2p run` wrote, e.g. runs/session_<time>_<id>"
     record = SessionRecord(require_dir(session_dir, "session directory", fix))

@@ -60,7 +60,7 @@ def loop_config(
     """The session's ``LoopConfig``: the file (if any), then the options, then ``--set``."""
     from langmarl.config.loading import apply_overrides, read_mapping
     from langmarl.core.validation import validate_model
-    from langmarl.p2p.loop_config import LoopConfig
+    from langmarl.p2p.session.config import LoopConfig
 
     data: dict[str, Any] = read_mapping(config_file) if config_file else {}
     if env_id is not None:
@@ -113,7 +113,7 @@ def run(
     iteration (a killed, stopped or failed session continues with `langmarl p2p resume
     SESSION_DIR`)."""
     from langmarl.cli.config_kinds import require_config_kind
-    from langmarl.p2p.loop import new_session_id, run_loop
+    from langmarl.p2p.session.loop import new_session_id, run_loop
 
     path = config_argument(config_file, config_option)
     if path is not None:  # another command's config: one line naming that command
@@ -139,8 +139,8 @@ def resume(
     """Continue a killed, stopped or failed session where its files say it stopped (its
     intent and settings come from the session; a finished session is refused)."""
     from langmarl.core.errors import ConfigError
-    from langmarl.p2p.records import SessionRecord
-    from langmarl.p2p.resume import resume_session
+    from langmarl.p2p.session.records import SessionRecord
+    from langmarl.p2p.session.resume import resume_session
 
     fix = "give a directory `langmarl p2p run` wrote, e.g. runs/session_<time>_<id>"
     settings = SessionRecord(require_dir(session_dir, "session directory", fix)).run.read()
@@ -162,7 +162,7 @@ def train_run(
     job runs, with backend=local or ray); the run's directory holds its summary."""
     from langmarl.config.loading import read_mapping
     from langmarl.core.validation import validate_model
-    from langmarl.p2p.train_job import TrainJobConfig, run_train_job
+    from langmarl.p2p.learner.train_job import TrainJobConfig, run_train_job
 
     config = validate_model(TrainJobConfig, read_mapping(config_file), str(config_file))
     console.print(f"trained: {run_train_job(config)}", markup=False, highlight=False)
@@ -270,7 +270,7 @@ def bench(
     finished; the same command with ``--run-id`` continues it. ``--set`` and the options
     change the session settings.
     """
-    from langmarl.p2p.bench_run import BenchHooks, run_bench
+    from langmarl.p2p.bench.run import BenchHooks, run_bench
 
     options = {"runs_dir": runs_dir and str(runs_dir), "run_id": run_id, "limit": limit,
                "llm": llm, "vlm": vlm, "cases": cases_csv and str(cases_csv)}  # fmt: skip
@@ -313,7 +313,7 @@ def bench_config(
     from langmarl.config.loading import apply_overrides, read_mapping
     from langmarl.core.errors import ConfigError
     from langmarl.core.validation import validate_model
-    from langmarl.p2p.bench import BenchConfig, is_bench_mapping
+    from langmarl.p2p.bench.cases import BenchConfig, is_bench_mapping
 
     data: dict[str, Any] = {}
     if bench_file is not None:

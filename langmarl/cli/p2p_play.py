@@ -1,6 +1,6 @@
 """`langmarl p2p play`: roll out (and render) the PPO policy a reward-space run saved.
 
-Its own module so the ``p2p`` group registers it with one line (:mod:`langmarl.p2p.play`
+Its own module so the ``p2p`` group registers it with one line (:mod:`langmarl.p2p.learner.play`
 does the work)."""
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ def play(
     with the environment's own reward (the LLM-written reward runs only in the sandbox)."""
     import numpy as np
 
-    from langmarl.p2p.play import play as play_policy
-    from langmarl.p2p.ppo_policy import POLICY_FILE
+    from langmarl.p2p.learner.play import play as play_policy
+    from langmarl.p2p.learner.ppo_policy import POLICY_FILE
 
     fix = "give an iteration or run directory of a reward-space session, e.g. runs/<session>/iter_1"
     require_dir(run_dir, "run directory", fix)

@@ -1,7 +1,7 @@
 """Phase progress of a Prompt2Policy session, read from its directory while it runs.
 
 The loop has no progress hooks, and needs none: every step it takes leaves a file (see
-:mod:`langmarl.p2p.records`), so a thread polls the session directory and drives two
+:mod:`langmarl.p2p.session.records`), so a thread polls the session directory and drives two
 rich bars — iterations judged, and the current iteration's phase with PPO's timesteps::
 
     no iter_N yet                      writing the reward (LLM), or, while ``baseline/``

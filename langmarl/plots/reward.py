@@ -1,12 +1,12 @@
 """Reward-space runs (Prompt2Policy): a session, or one PPO training run of it.
 
-Read through the layout of ``langmarl/p2p/records.py``:
+Read through the layout of ``langmarl/p2p/session/records.py``:
 
 - a **session** (``langmarl p2p run``; ``metadata.json``, ``loop_history.json``,
   ``iter_N/``): per iteration the judge's ``intent_score`` and each judge's own score from
   ``iter_N/judgment.json`` (the pass threshold from ``metadata.json``), and the training
   return of the judged run of every iteration;
-- a **run** (an ``iter_N/`` directory, or what ``python -m langmarl.p2p.executor`` wrote):
+- a **run** (an ``iter_N/`` directory, or what ``python -m langmarl.p2p.learner.executor`` wrote):
   ``metrics/scalars.jsonl``, whose ``type=train`` rows carry ``episodic_return`` and the
   reward's ``term_means`` per rollout and whose ``type=eval`` rows carry ``mean_return`` and
   ``mean_env_return`` per evaluation checkpoint.
@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from langmarl.p2p.records import IterationRecord, SessionRecord
+from langmarl.p2p.session.records import IterationRecord, SessionRecord
 from langmarl.plots.files import RunFiles
 from langmarl.plots.series import Panel, RunKind, RunPlot, Series, column, number
 

@@ -16,7 +16,8 @@ from langmarl.store.run import RunDir
 from langmarl.web.runfiles import read_json
 
 METADATA_FILE = "metadata.json"
-"""The same name :class:`langmarl.p2p.records.SessionRecord` uses for a session's metadata."""
+"""The same name :class:`~langmarl.p2p.session.records.SessionRecord` uses for a session's
+metadata."""
 
 
 class RunMetadata(BaseModel):

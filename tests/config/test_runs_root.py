@@ -19,8 +19,8 @@ from langmarl.core.validation import validate_model
 from langmarl.jobs import JobSpec
 from langmarl.jobs.spec import resolve_config
 from langmarl.magrpo.run import RunConfig
-from langmarl.p2p.loop import LoopConfig, run_loop
-from langmarl.p2p.validation import ValidationResult
+from langmarl.p2p.reward.validation import ValidationResult
+from langmarl.p2p.session.loop import LoopConfig, run_loop
 from langmarl.parl.grpo_config import GRPOFile
 from langmarl.store.run import RunDir
 from langmarl.testing import ScriptedLLM

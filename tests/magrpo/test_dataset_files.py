@@ -8,7 +8,7 @@ import pytest
 
 from langmarl.core.errors import ConfigError
 from langmarl.magrpo.tasks import poster_task, writing_task
-from langmarl.p2p.train_config import TrainConfig
+from langmarl.p2p.learner.train_config import TrainConfig
 
 
 def test_blank_lines_are_skipped(tmp_path: Path) -> None:

@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from langmarl.p2p.contracts import EvalCheckpoint, IterationAggregation, TrainSummary
-from langmarl.p2p.evaluation import Episode, save_trajectories
-from langmarl.p2p.records import IterationRecord
-from langmarl.p2p.train_config import TrainConfig
+from langmarl.p2p.learner.evaluation import Episode, save_trajectories
+from langmarl.p2p.learner.train_config import TrainConfig
+from langmarl.p2p.session.contracts import EvalCheckpoint, IterationAggregation, TrainSummary
+from langmarl.p2p.session.records import IterationRecord
 
 CLASS_REWARD = """
 from langmarl.p2p import RewardFunction

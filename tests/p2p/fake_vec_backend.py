@@ -12,7 +12,7 @@ import gymnasium as gym
 import numpy as np
 import torch
 
-from langmarl.p2p.vector.backend import VecStep
+from langmarl.p2p.learner.vector.backend import VecStep
 
 
 class FakeVecBackend:

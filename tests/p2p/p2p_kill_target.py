@@ -14,8 +14,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from conftest import PENDULUM_REWARD
 
 from langmarl.llm.types import ChatRequest
-from langmarl.p2p.loop import LoopConfig, run_loop
-from langmarl.p2p.resume import resume_session
+from langmarl.p2p.session.loop import LoopConfig, run_loop
+from langmarl.p2p.session.resume import resume_session
 from langmarl.testing import ScriptedLLM
 
 REWARD = f"```python\n{PENDULUM_REWARD.strip()}\n```"

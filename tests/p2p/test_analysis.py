@@ -12,14 +12,17 @@ from typer.testing import CliRunner
 
 from langmarl.core.errors import LLMError
 from langmarl.llm.types import ChatRequest
-from langmarl.p2p.analysis import (
+from langmarl.p2p.agents.prompts import NARRATIVE_SYSTEM
+from langmarl.p2p.analysis.analyze import (
     IterationFacts,
     SessionAnalysis,
     analyze_session,
     find_plateaus,
     term_stats,
 )
-from langmarl.p2p.contracts import (
+from langmarl.p2p.analysis.dynamics import run_dynamics, trend
+from langmarl.p2p.analysis.narrative import narrate
+from langmarl.p2p.session.contracts import (
     EvalCheckpoint,
     IterationAggregation,
     IterationResult,
@@ -27,10 +30,7 @@ from langmarl.p2p.contracts import (
     RewardSpec,
     TrainSummary,
 )
-from langmarl.p2p.dynamics import run_dynamics, trend
-from langmarl.p2p.narrative import narrate
-from langmarl.p2p.prompts import NARRATIVE_SYSTEM
-from langmarl.p2p.records import SessionRecord
+from langmarl.p2p.session.records import SessionRecord
 from langmarl.store.run import RunDir
 from langmarl.testing import ScriptedLLM
 
@@ -152,7 +152,7 @@ def test_ppo_losses_when_logged_and_an_env_reward_that_falls() -> None:
 
 
 def test_the_narrative_uses_usable_prose_else_the_rules() -> None:
-    from langmarl.p2p.analysis_models import BestIteration, IterationChange
+    from langmarl.p2p.analysis.models import BestIteration, IterationChange
 
     change = IterationChange(iteration=1, origin="fallback", intent_score=0.2, mean_return=3.0)
     base = {"iterations": [change], "origins": {"fallback": 1},
@@ -247,7 +247,7 @@ def test_a_failed_analysis_is_recorded_and_leaves_the_status(
     def broken(*args, **kwargs):
         raise OSError("disk on fire")
 
-    monkeypatch.setattr("langmarl.p2p.analysis.read_facts", broken)
+    monkeypatch.setattr("langmarl.p2p.analysis.analyze.read_facts", broken)
     result, _, session = _run(tmp_path, ScriptedLLM(replies("SCORE: 0.9")))
     assert result.status == "passed" and session.read_status()["status"] == "passed"
     assert session.read_analysis()["error"] == "OSError: disk on fire"

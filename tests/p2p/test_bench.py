@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from langmarl.core.errors import ConfigError
-from langmarl.p2p.bench import BenchCase, CaseOutcome, read_cases, summarize
+from langmarl.p2p.bench.cases import BenchCase, CaseOutcome, read_cases, summarize
 
 
 def test_read_cases(tmp_path: Path):

@@ -11,8 +11,8 @@ import pytest
 
 from langmarl.core.errors import ConfigError
 from langmarl.core.validation import validate_model
-from langmarl.p2p.bench import BenchConfig, bench_details, validate_bench_config
-from langmarl.p2p.bench_run import BenchHooks, run_bench
+from langmarl.p2p.bench.cases import BenchConfig, bench_details, validate_bench_config
+from langmarl.p2p.bench.run import BenchHooks, run_bench
 from langmarl.store import kinds
 from langmarl.store.catalog import describe, open_run
 from langmarl.store.run import RunDir
@@ -147,7 +147,7 @@ def _fake_loop(monkeypatch: pytest.MonkeyPatch) -> tuple[list, list]:
 
     run_loop, calls = fake("passed")
     llms: list = []
-    monkeypatch.setattr("langmarl.p2p.loop.run_loop", run_loop)
+    monkeypatch.setattr("langmarl.p2p.session.loop.run_loop", run_loop)
     monkeypatch.setattr("langmarl.cli.p2p_commands._clients",
                         lambda llm, vlm: llms.append(llm) or (None, None))  # fmt: skip
     return calls, llms

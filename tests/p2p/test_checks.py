@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from langmarl.core.errors import ConfigError
-from langmarl.p2p.bench import read_cases
+from langmarl.p2p.agents.judge import synthetic_trajectory
+from langmarl.p2p.bench.cases import read_cases
 from langmarl.p2p.design.checks import describe, read_check, run_check, try_check
-from langmarl.p2p.env_specs import get_env_spec
-from langmarl.p2p.judge import synthetic_trajectory
-from langmarl.p2p.validation import validate_reward_code
+from langmarl.p2p.reward.env_specs import get_env_spec
+from langmarl.p2p.reward.validation import validate_reward_code
 
 CASES = Path(__file__).resolve().parents[2] / "configs" / "p2p" / "cases.csv"
 BACKWARDS = """
@@ -162,7 +162,7 @@ def test_a_fall_counts_against_the_hopper_over_the_whole_horizon() -> None:
 def test_a_benchmark_case_names_its_check_relative_to_the_cases_file(tmp_path: Path) -> None:
     from pydantic import ValidationError
 
-    from langmarl.p2p.bench import BenchConfig
+    from langmarl.p2p.bench.cases import BenchConfig
 
     (tmp_path / "checks").mkdir()
     (tmp_path / "checks" / "back.py").write_text(BACKWARDS)

@@ -14,9 +14,9 @@ import pytest
 from langmarl.llm import LLMClient, LLMConfig
 from langmarl.llm.types import ChatRequest
 from langmarl.p2p.design import demonstrations
-from langmarl.p2p.env_specs import ENV_SPECS, get_env_spec
-from langmarl.p2p.loop import LoopConfig, run_loop
-from langmarl.p2p.validation import check_static, validate_reward_code
+from langmarl.p2p.reward.env_specs import ENV_SPECS, get_env_spec
+from langmarl.p2p.reward.validation import check_static, validate_reward_code
+from langmarl.p2p.session.loop import LoopConfig, run_loop
 from langmarl.testing import ScriptedLLM
 
 from .test_loop import validator

@@ -24,7 +24,7 @@ def test_executor_cli_trains_halfcheetah_and_writes_the_contract(tmp_path: Path)
     config = tmp_path / "config.json"
     config.write_text(json.dumps({**TINY, "env_id": "HalfCheetah-v5"}))
     command = [
-        sys.executable, "-m", "langmarl.p2p.executor", "--reward-fn", str(reward),
+        sys.executable, "-m", "langmarl.p2p.learner.executor", "--reward-fn", str(reward),
         "--config", str(config), "--runs-dir", str(tmp_path / "runs"), "--iteration-id", "iter_1",
     ]  # fmt: skip
     done = subprocess.run(command, capture_output=True, text=True, timeout=240, check=False)
@@ -82,7 +82,7 @@ def test_train_runs_kills_a_run_over_its_timeout(tmp_path: Path):
 
 
 def test_training_environ_keeps_only_the_allow_list():
-    from langmarl.p2p.executor import training_environ
+    from langmarl.p2p.learner.executor import training_environ
 
     environ = {"PATH": "/bin", "OPENAI_API_KEY": "sk-x", "HF_TOKEN": "t", "db_password": "p"}
     environ |= {"DATABASE_URL": "postgres://u:pw@db/x", "OMP_NUM_THREADS": "1"}
@@ -90,14 +90,14 @@ def test_training_environ_keeps_only_the_allow_list():
 
 
 def test_executor_main_reports_a_missing_reward_file(tmp_path: Path, capsys):
-    from langmarl.p2p.executor import main
+    from langmarl.p2p.learner.executor import main
 
     assert main(["--reward-fn", str(tmp_path / "none.py"), "--runs-dir", str(tmp_path)]) == 1
     assert "does not exist" in capsys.readouterr().err
 
 
 def test_plan_runs_single_and_multi(tmp_path: Path):
-    from langmarl.p2p.executor import plan_runs
+    from langmarl.p2p.learner.executor import plan_runs
 
     iteration = IterationRecord(tmp_path / "iter_1")
     (single,) = plan_runs(iteration, [TrainConfig()], [7])
@@ -155,7 +155,7 @@ def test_train_runs_confines_the_reward_to_the_run_dir(tmp_path: Path):
 
 
 def test_confined_command_writes_only_the_run_and_temp_dirs(tmp_path: Path):
-    from langmarl.p2p.executor import confined_command
+    from langmarl.p2p.learner.executor import confined_command
 
     run_dir, tmp_dir, outside = tmp_path / "run", tmp_path / "tmp", tmp_path / "outside"
     for path in (run_dir, tmp_dir, outside):

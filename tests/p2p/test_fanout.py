@@ -10,15 +10,15 @@ from pathlib import Path
 import pytest
 
 from langmarl.core.errors import ConfigError
-from langmarl.jobs.fanout import train_as_jobs
 from langmarl.jobs.records import JobRecord, JobStore
 from langmarl.jobs.spec import JobSpec
 from langmarl.p2p import IterationRecord, SessionRecord, TrainConfig
-from langmarl.p2p.contracts import TrainSummary
-from langmarl.p2p.executor import RunSpec, aggregate
-from langmarl.p2p.loop import run_loop
-from langmarl.p2p.loop_config import LoopConfig, validate_loop_config
-from langmarl.p2p.train_job import validate_train_job
+from langmarl.p2p.learner.executor import RunSpec, aggregate
+from langmarl.p2p.learner.fanout import train_as_jobs
+from langmarl.p2p.learner.train_job import validate_train_job
+from langmarl.p2p.session.config import LoopConfig, validate_loop_config
+from langmarl.p2p.session.contracts import TrainSummary
+from langmarl.p2p.session.loop import run_loop
 from langmarl.testing import ScriptedLLM
 
 from .conftest import PENDULUM_REWARD
@@ -176,7 +176,7 @@ def test_a_session_trains_two_configs_by_two_seeds_as_pinned_local_jobs(tmp_path
 
 
 def test_session_processes_take_the_least_used_core():
-    from langmarl.p2p.executor import least_used
+    from langmarl.p2p.learner.executor import least_used
 
     assert least_used([0, 1], []) == 0
     assert least_used([0, 1], [0]) == 1
@@ -210,7 +210,7 @@ def test_a_training_job_validates_its_reward_before_it_trains(tmp_path: Path) ->
     """The static check refuses a reward at the job's config (issue 39, finding 5); one that
     passes it but fails on the env (a key the env lacks) fails the job in the sandbox's
     validation, before any training process starts."""
-    from langmarl.p2p.train_job import TrainingFailed, TrainJobConfig, run_train_job
+    from langmarl.p2p.learner.train_job import TrainingFailed, TrainJobConfig, run_train_job
     from langmarl.store.run import RunDir
 
     with pytest.raises(ConfigError, match="reward_source"):

@@ -1,6 +1,6 @@
 import pytest
 
-from langmarl.p2p.guardrails import check_guardrails, dominant_term, plateau, term_shares
+from langmarl.p2p.session.guardrails import check_guardrails, dominant_term, plateau, term_shares
 
 
 def test_term_shares_sum_to_one():

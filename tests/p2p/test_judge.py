@@ -3,17 +3,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from langmarl.p2p.contracts import JudgeScore
-from langmarl.p2p.env_specs import get_env_spec
-from langmarl.p2p.evaluation import Episode, save_trajectories
-from langmarl.p2p.judge import (
+from langmarl.p2p.agents.judge import (
     judge_run,
     load_trajectory,
     measurements_text,
     run_code_judge,
     trajectory_summary,
 )
-from langmarl.p2p.synthesis import synthesize
+from langmarl.p2p.agents.synthesis import synthesize
+from langmarl.p2p.learner.evaluation import Episode, save_trajectories
+from langmarl.p2p.reward.env_specs import get_env_spec
+from langmarl.p2p.session.contracts import JudgeScore
 from langmarl.testing import ScriptedLLM
 from langmarl.testing.scripted import scripted_config
 
@@ -64,7 +64,7 @@ def test_summary_judge_with_unparseable_reply_gives_no_score():
 
 
 def test_vlm_judge_receives_frames(tmp_path: Path):
-    from langmarl.p2p.evaluation import write_video
+    from langmarl.p2p.learner.evaluation import write_video
 
     video = tmp_path / "v.mp4"
     write_video(video, [np.full((32, 32, 3), i * 20, dtype=np.uint8) for i in range(10)], fps=10)

@@ -7,8 +7,8 @@ import pytest
 from langmarl.core.errors import ConfigError, LLMError
 from langmarl.llm.types import ChatRequest
 from langmarl.p2p import SessionRecord
-from langmarl.p2p.loop import LoopConfig, run_loop
-from langmarl.p2p.validation import ValidationResult, check_static
+from langmarl.p2p.reward.validation import ValidationResult, check_static
+from langmarl.p2p.session.loop import LoopConfig, run_loop
 from langmarl.testing import ScriptedLLM
 
 from .conftest import PENDULUM_REWARD, FakeTrainer

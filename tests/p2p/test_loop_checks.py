@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from langmarl.core.errors import ConfigError
 from langmarl.llm.types import ChatRequest
 from langmarl.p2p import SessionRecord
-from langmarl.p2p.evaluation import Episode, save_trajectories
+from langmarl.p2p.learner.evaluation import Episode, save_trajectories
 from langmarl.testing import ScriptedLLM
 
 from .conftest import FakeTrainer
@@ -242,7 +242,7 @@ def test_a_killed_baseline_is_trained_again_and_a_finished_one_is_kept(tmp_path:
 
 
 def test_a_baseline_needs_a_check() -> None:
-    from langmarl.p2p.loop import LoopConfig
+    from langmarl.p2p.session.loop import LoopConfig
 
     with pytest.raises(ValueError, match="baseline is true but no check is set"):
         LoopConfig(baseline=True)

@@ -6,7 +6,7 @@ import pytest
 
 from langmarl.llm import LLMClient, LLMConfig, UsageLedger
 from langmarl.p2p import SessionRecord
-from langmarl.p2p.loop import LoopConfig, run_loop
+from langmarl.p2p.session.loop import LoopConfig, run_loop
 
 
 @pytest.mark.slow

@@ -3,7 +3,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from langmarl.cli import build_app
-from langmarl.p2p.validation import check_static
+from langmarl.p2p.reward.validation import check_static
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs" / "p2p"
 runner = CliRunner()
@@ -22,8 +22,8 @@ def test_p2p_bench_needs_an_existing_file(tmp_path: Path):
 
 def test_shipped_configs_are_valid():
     from langmarl.cli.p2p_commands import loop_config
-    from langmarl.p2p.bench import read_cases
-    from langmarl.p2p.train_config import TrainConfig
+    from langmarl.p2p.bench.cases import read_cases
+    from langmarl.p2p.learner.train_config import TrainConfig
 
     assert loop_config(None, None, None, {}, CONFIGS / "smoke.yaml").env_id == "InvertedPendulum-v5"
     config = loop_config(
@@ -38,7 +38,7 @@ def test_shipped_configs_are_valid():
 
 
 def _fake_loop(status: str):
-    from langmarl.p2p.contracts import IterationResult, LoopResult
+    from langmarl.p2p.session.contracts import IterationResult, LoopResult
 
     calls = []
 
@@ -57,7 +57,7 @@ def _fake_loop(status: str):
 
 def test_p2p_run_passes_options_and_reports(monkeypatch, tmp_path: Path):
     fake, calls = _fake_loop("passed")
-    monkeypatch.setattr("langmarl.p2p.loop.run_loop", fake)
+    monkeypatch.setattr("langmarl.p2p.session.loop.run_loop", fake)
     monkeypatch.setattr("langmarl.cli.p2p_commands._clients", lambda llm, vlm: (None, None))
     args = ["p2p", "run", "make the cheetah run backwards", "--env", "HalfCheetah-v5",
             "--iterations", "2", "--timesteps", "1000", "--runs-dir", str(tmp_path)]  # fmt: skip
@@ -72,7 +72,7 @@ def test_p2p_run_passes_options_and_reports(monkeypatch, tmp_path: Path):
 
 def test_p2p_run_exits_nonzero_on_invalid_code(monkeypatch, tmp_path: Path):
     fake, _ = _fake_loop("invalid_code")
-    monkeypatch.setattr("langmarl.p2p.loop.run_loop", fake)
+    monkeypatch.setattr("langmarl.p2p.session.loop.run_loop", fake)
     monkeypatch.setattr("langmarl.cli.p2p_commands._clients", lambda llm, vlm: (None, None))
     result = runner.invoke(build_app(), ["p2p", "run", "x", "--runs-dir", str(tmp_path)])
     assert result.exit_code == 1 and "invalid_code" in result.output
@@ -82,7 +82,7 @@ def test_p2p_bench_reports_groups(monkeypatch, tmp_path: Path):
     import json
 
     fake, calls = _fake_loop("passed")
-    monkeypatch.setattr("langmarl.p2p.loop.run_loop", fake)
+    monkeypatch.setattr("langmarl.p2p.session.loop.run_loop", fake)
     monkeypatch.setattr("langmarl.cli.p2p_commands._clients", lambda llm, vlm: (None, None))
     cases = tmp_path / "cases.csv"
     cases.write_text(
@@ -113,13 +113,13 @@ def test_p2p_bench_limit_and_a_stop_keep_the_finished_cases(monkeypatch, tmp_pat
     rows = "".join(f"Hopper-v5,hop {i},locomotion,easy\n" for i in range(3))
     cases.write_text("env_id,instruction,category,difficulty\n" + rows)
 
-    monkeypatch.setattr("langmarl.p2p.loop.run_loop", fake)
+    monkeypatch.setattr("langmarl.p2p.session.loop.run_loop", fake)
     args = ["p2p", "bench", str(cases), "--limit", "2", "--runs-dir", str(tmp_path / "a")]
     assert runner.invoke(build_app(), args).exit_code == 0
     assert [c[0] for c in calls] == ["hop 0", "hop 1"]
 
     calls.clear()
-    monkeypatch.setattr("langmarl.p2p.loop.run_loop", stopped_on_the_second)
+    monkeypatch.setattr("langmarl.p2p.session.loop.run_loop", stopped_on_the_second)
     args = ["p2p", "bench", str(cases), "--runs-dir", str(tmp_path / "b")]
     assert runner.invoke(build_app(), args).exit_code != 0
     (bench_json,) = (tmp_path / "b").glob("bench_*/bench.json")
@@ -139,8 +139,8 @@ def test_p2p_resume_finishes_a_killed_session_and_refuses_a_finished_one(monkeyp
     session = _killed(tmp_path, ScriptedLLM(replies("SCORE: 0.2")), KillingTrainer(kill_on=2))
     llm = ScriptedLLM(replies("SCORE: 0.2"))
     monkeypatch.setattr("langmarl.cli.p2p_commands._clients", lambda llm_, vlm: (llm, None))
-    monkeypatch.setattr("langmarl.p2p.resume.default_validator", validator)
-    monkeypatch.setattr("langmarl.p2p.resume.default_trainer", lambda config: FakeTrainer())
+    monkeypatch.setattr("langmarl.p2p.session.resume.default_validator", validator)
+    monkeypatch.setattr("langmarl.p2p.session.resume.default_trainer", lambda config: FakeTrainer())
     done = runner.invoke(build_app(), ["p2p", "resume", str(session.path)])
     assert done.exit_code == 0, done.output
     assert "max_iterations" in done.output and "iter_3: reward=revision" in done.output

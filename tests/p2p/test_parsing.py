@@ -1,7 +1,7 @@
 import pytest
 
 from langmarl.core.errors import ParseError
-from langmarl.p2p.parsing import extract_code, extract_json, parse_score
+from langmarl.p2p.agents.parsing import extract_code, extract_json, parse_score
 
 
 def test_extract_code_prefers_the_block_defining_the_name():

@@ -16,9 +16,9 @@ from typer.testing import CliRunner
 from langmarl.cli import build_app
 from langmarl.core.errors import ConfigError, LangmarlError
 from langmarl.p2p import IterationRecord, TrainConfig, train_runs
-from langmarl.p2p.play import find_policy_run, play
-from langmarl.p2p.ppo_policy import NORMALIZE_FILE, POLICY_FILE
-from langmarl.p2p.sb3_trainer import run_training
+from langmarl.p2p.learner.play import find_policy_run, play
+from langmarl.p2p.learner.ppo_policy import NORMALIZE_FILE, POLICY_FILE
+from langmarl.p2p.learner.sb3_trainer import run_training
 
 from .conftest import PENDULUM_REWARD
 
@@ -71,7 +71,7 @@ def test_a_confined_run_saves_the_policy_and_play_reloads_it(tmp_path: Path) -> 
     # played in a fresh process that records every global an unpickler resolves: none
     watch = (
         "import sys\n"
-        "from langmarl.p2p.play import play\n"
+        "from langmarl.p2p.learner.play import play\n"
         "import stable_baselines3, safetensors.torch\n"  # imported before the watch starts
         "seen = []\n"
         "sys.addaudithook(lambda e, a: seen.append(a) if e == 'pickle.find_class' else None)\n"

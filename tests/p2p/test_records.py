@@ -2,8 +2,8 @@ from pathlib import Path
 
 from langmarl.core.files import append_jsonl
 from langmarl.p2p import IterationRecord, SessionRecord
-from langmarl.p2p.contracts import JudgmentResult, RewardSpec, TrainSummary
-from langmarl.p2p.train_config import TrainConfig
+from langmarl.p2p.learner.train_config import TrainConfig
+from langmarl.p2p.session.contracts import JudgmentResult, RewardSpec, TrainSummary
 
 
 def _summary() -> TrainSummary:
@@ -75,3 +75,21 @@ def test_session_record(tmp_path: Path):
         session.new_iteration(n)
     assert [r.iteration_id for r in session.iteration_records()] == ["iter_1", "iter_2", "iter_10"]
     assert session.get_iteration("iter_2") is not None and session.get_iteration("iter_3") is None
+
+
+def test_the_judged_run_is_the_aggregations_best_run_else_the_iteration(tmp_path: Path):
+    from langmarl.p2p.session.contracts import IterationAggregation
+
+    it = IterationRecord(tmp_path / "iter_1")
+    it.path.mkdir()
+    assert it.read_aggregation() is None and it.judged_run() is it  # a single run
+    it.aggregation_path.write_text(IterationAggregation(best_run="seed_2").model_dump_json())
+    assert it.judged_run() is it  # named, but its directory is missing
+    (it.runs_dir / "seed_2").mkdir(parents=True)
+    judged = it.judged_run()
+    assert judged.path == it.runs_dir / "seed_2" and judged.redact is it.redact
+    held = IterationAggregation(best_run="seed_1")
+    (it.runs_dir / "seed_1").mkdir()
+    assert it.judged_run(held).path == it.runs_dir / "seed_1"  # the caller's, not the file's
+    it.aggregation_path.write_text("{torn")
+    assert it.read_aggregation() is None and it.judged_run() is it

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from langmarl.p2p.loop import LoopConfig, run_loop
-from langmarl.p2p.validation import ValidationResult, check_static
+from langmarl.p2p.reward.validation import ValidationResult, check_static
+from langmarl.p2p.session.loop import LoopConfig, run_loop
 from langmarl.testing import ScriptedLLM, scripted_config
 from langmarl.testing.openai_stub import OpenAIStub
 

@@ -1,10 +1,10 @@
 import pytest
 
 from langmarl.core.errors import ConfigError
-from langmarl.p2p.contracts import JudgmentResult
-from langmarl.p2p.env_specs import get_env_spec
-from langmarl.p2p.reviser import apply_hp_changes, clamp_hp_changes, revise
-from langmarl.p2p.train_config import TrainConfig
+from langmarl.p2p.agents.reviser import apply_hp_changes, clamp_hp_changes, revise
+from langmarl.p2p.learner.train_config import TrainConfig
+from langmarl.p2p.reward.env_specs import get_env_spec
+from langmarl.p2p.session.contracts import JudgmentResult
 from langmarl.testing import ScriptedLLM
 
 

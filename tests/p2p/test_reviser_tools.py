@@ -12,13 +12,13 @@ import pytest
 from langmarl.llm.client import LLMClient
 from langmarl.llm.config import LLMConfig
 from langmarl.llm.types import ChatRequest, message_text
-from langmarl.p2p import prompts
-from langmarl.p2p.contracts import JudgmentResult, ToolUse
-from langmarl.p2p.env_specs import get_env_spec
-from langmarl.p2p.lookback import TOOLS, Lookback
-from langmarl.p2p.reviser import revise
-from langmarl.p2p.reviser_tools import parse_call_lines
-from langmarl.p2p.train_config import TrainConfig
+from langmarl.p2p.agents import prompts
+from langmarl.p2p.agents.lookback import TOOLS, Lookback
+from langmarl.p2p.agents.reviser import revise
+from langmarl.p2p.agents.reviser_tools import parse_call_lines
+from langmarl.p2p.learner.train_config import TrainConfig
+from langmarl.p2p.reward.env_specs import get_env_spec
+from langmarl.p2p.session.contracts import JudgmentResult, ToolUse
 from langmarl.store.run import RunDir
 from langmarl.testing import ScriptedLLM
 from langmarl.testing.openai_stub import OpenAIStub, StubReply

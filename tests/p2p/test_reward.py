@@ -5,7 +5,7 @@ import pytest
 
 from langmarl.core.errors import ConfigError
 from langmarl.p2p import RewardFunction, load_reward_file, load_reward_source
-from langmarl.p2p.reward import LegacyReward, check_output, parse_docstring
+from langmarl.p2p.reward.function import LegacyReward, check_output, parse_docstring
 
 INFO = {"x_velocity": 2.0}
 ACTION = np.array([1.0, -1.0])

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from langmarl.p2p import IterationRecord, TrainConfig, train_runs
-from langmarl.p2p.executor import TRAINING_LIMITS
-from langmarl.p2p.validation import check_runtime, check_static
+from langmarl.p2p.learner.executor import TRAINING_LIMITS
+from langmarl.p2p.reward.validation import check_runtime, check_static
 from langmarl.testing.listener import LoopbackListener
 
 TINY = {

@@ -18,8 +18,8 @@ import pytest
 from langmarl.p2p import SessionRecord
 from langmarl.p2p.design import candidates, search
 from langmarl.p2p.design.catalog import compile_for_env, objective_proposal, objectives
-from langmarl.p2p.evaluation import Episode, save_trajectories
-from langmarl.p2p.validation import validate_reward_code
+from langmarl.p2p.learner.evaluation import Episode, save_trajectories
+from langmarl.p2p.reward.validation import validate_reward_code
 
 from .conftest import FakeTrainer
 from .test_loop_checks import _run as _run_cheetah
@@ -181,7 +181,7 @@ def test_random_proposals_and_variants_compile_and_validate(env_id: str) -> None
 
 
 def test_pick_and_slots() -> None:
-    from langmarl.p2p.contracts import CandidateResult
+    from langmarl.p2p.session.contracts import CandidateResult
 
     listed = [
         CandidateResult(name="c_1", origin="structured", judged=True, score=0.4),
@@ -224,7 +224,7 @@ def test_candidates_train_at_once_when_the_cores_allow(tmp_path: Path) -> None:
 
 
 def test_a_history_from_before_the_search_counts_its_iterations_as_tried(tmp_path: Path) -> None:
-    from langmarl.p2p.contracts import LoopResult
+    from langmarl.p2p.session.contracts import LoopResult
 
     _, _, session = _search(tmp_path, BySource(), candidates=1, max_iterations=1)
     result = LoopResult.model_validate(session.read_history())
@@ -243,7 +243,7 @@ def test_a_ppo_budget_ends_the_search_before_it_is_overspent(tmp_path: Path) -> 
     assert result.status == "max_iterations" and result.ppo_steps == 300
     assert "the PPO budget is spent: 300 of 400 steps" in (result.error or "")
     from langmarl.core.errors import ConfigError
-    from langmarl.p2p.loop_config import validate_loop_config
+    from langmarl.p2p.session.config import validate_loop_config
 
     with pytest.raises(ConfigError, match="ppo_budget"):
         validate_loop_config({"ppo_budget": 10, "total_timesteps": 100})

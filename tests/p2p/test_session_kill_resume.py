@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from langmarl.p2p import SessionRecord
-from langmarl.p2p.records import IterationRecord
+from langmarl.p2p.session.records import IterationRecord
 from langmarl.store.run import RunDir
 from langmarl.testing.processes import kill_after_metric_lines, wait_until
 

@@ -11,9 +11,9 @@ import pytest
 from langmarl.core.errors import ConfigError, RunLockedError
 from langmarl.llm.types import ChatRequest
 from langmarl.p2p import SessionRecord
-from langmarl.p2p.loop import LoopConfig, run_loop
-from langmarl.p2p.prompts import NARRATIVE_SYSTEM
-from langmarl.p2p.resume import resume_session
+from langmarl.p2p.agents.prompts import NARRATIVE_SYSTEM
+from langmarl.p2p.session.loop import LoopConfig, run_loop
+from langmarl.p2p.session.resume import resume_session
 from langmarl.store.lock import RunLock
 from langmarl.store.run import RunDir
 from langmarl.testing import ScriptedLLM

@@ -22,9 +22,9 @@ from langmarl.p2p.design.catalog import (
 )
 from langmarl.p2p.design.proposals import Component, Proposal
 from langmarl.p2p.design.structured import rank_objectives
-from langmarl.p2p.env_specs import ENV_SPECS
-from langmarl.p2p.loop import LoopConfig, run_loop
-from langmarl.p2p.validation import check_static, validate_reward_code
+from langmarl.p2p.reward.env_specs import ENV_SPECS
+from langmarl.p2p.reward.validation import check_static, validate_reward_code
+from langmarl.p2p.session.loop import LoopConfig, run_loop
 from langmarl.testing import ScriptedLLM
 
 from .test_loop_checks import BACKWARDS, Velocities, check_file, judged

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from langmarl.llm.types import ChatRequest
-from langmarl.p2p import judge
-from langmarl.p2p.contracts import JudgeScore
-from langmarl.p2p.env_specs import get_env_spec
-from langmarl.p2p.synthesis import synthesize
+from langmarl.p2p.agents import judge
+from langmarl.p2p.agents.synthesis import synthesize
+from langmarl.p2p.reward.env_specs import get_env_spec
+from langmarl.p2p.session.contracts import JudgeScore
 from langmarl.testing import ScriptedLLM
 
 from .test_loop import _run, replies

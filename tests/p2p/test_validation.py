@@ -1,6 +1,6 @@
 import pytest
 
-from langmarl.p2p.validation import (
+from langmarl.p2p.reward.validation import (
     check_runtime,
     check_static,
     code_problems,

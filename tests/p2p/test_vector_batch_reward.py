@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 import torch
 
-from langmarl.p2p.reward import load_reward_source
-from langmarl.p2p.vector.batch_reward import (
+from langmarl.p2p.learner.vector.batch_reward import (
     BatchedReward,
     LoopedReward,
     batch_reward,
     is_batched,
 )
+from langmarl.p2p.reward.function import load_reward_source
 
 from .conftest import LEGACY_REWARD
 

@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from langmarl.p2p.reward import load_reward_source
-from langmarl.p2p.train_config import TrainConfig
-from langmarl.p2p.vector.evaluator import collect_episodes, evaluate_vector_checkpoint
-from langmarl.p2p.vector.wrapper import VectorRewardWrapper
+from langmarl.p2p.learner.train_config import TrainConfig
+from langmarl.p2p.learner.vector.evaluator import collect_episodes, evaluate_vector_checkpoint
+from langmarl.p2p.learner.vector.wrapper import VectorRewardWrapper
+from langmarl.p2p.reward.function import load_reward_source
 
 from .conftest import PENDULUM_REWARD
 from .fake_vec_backend import FakeVecBackend

@@ -61,7 +61,7 @@ def test_a_session_trains_its_reward_on_the_vector_path(tmp_path: Path) -> None:
     """The loop with a scripted LLM: the authored (per-env) reward trains on gym_vector in
     the confined executor, is judged and the session passes."""
     from langmarl.p2p import SessionRecord
-    from langmarl.p2p.loop import LoopConfig, run_loop
+    from langmarl.p2p.session.loop import LoopConfig, run_loop
     from langmarl.testing import ScriptedLLM
 
     from .test_loop import replies, validator

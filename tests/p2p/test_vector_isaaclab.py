@@ -11,10 +11,10 @@ import pytest
 import torch
 
 from langmarl.core.errors import MissingDependencyError
-from langmarl.p2p.train_config import TrainConfig
-from langmarl.p2p.vector import isaaclab_backend
-from langmarl.p2p.vector.backend import make_backend
-from langmarl.p2p.vector.specs import get_isaaclab_spec
+from langmarl.p2p.learner.train_config import TrainConfig
+from langmarl.p2p.learner.vector import isaaclab_backend
+from langmarl.p2p.learner.vector.backend import make_backend
+from langmarl.p2p.learner.vector.specs import get_isaaclab_spec
 
 ANT = TrainConfig.for_env("Isaac-Ant-Direct-v0", num_envs=3, batch_size=48, seed=9)
 

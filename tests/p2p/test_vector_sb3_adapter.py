@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from langmarl.p2p.reward import load_reward_source
-from langmarl.p2p.vector.sb3_adapter import RewardVecEnv
-from langmarl.p2p.vector.wrapper import VectorRewardWrapper
-from langmarl.p2p.wrapper import ENV_REWARD
+from langmarl.p2p.learner.vector.sb3_adapter import RewardVecEnv
+from langmarl.p2p.learner.vector.wrapper import VectorRewardWrapper
+from langmarl.p2p.learner.wrapper import ENV_REWARD
+from langmarl.p2p.reward.function import load_reward_source
 
 from .fake_vec_backend import FakeVecBackend
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from langmarl.p2p.records import IterationRecord
-from langmarl.p2p.train_config import TrainConfig
-from langmarl.p2p.vector import trainer
+from langmarl.p2p.learner.train_config import TrainConfig
+from langmarl.p2p.learner.vector import trainer
+from langmarl.p2p.session.records import IterationRecord
 
 from .conftest import PENDULUM_REWARD
 from .fake_vec_backend import FakeVecBackend

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from langmarl.p2p.reward import load_reward_source
-from langmarl.p2p.train_config import TrainConfig
-from langmarl.p2p.vector.backend import make_backend
-from langmarl.p2p.vector.wrapper import VectorRewardWrapper
-from langmarl.p2p.wrapper import ENV_REWARD
+from langmarl.p2p.learner.train_config import TrainConfig
+from langmarl.p2p.learner.vector.backend import make_backend
+from langmarl.p2p.learner.vector.wrapper import VectorRewardWrapper
+from langmarl.p2p.learner.wrapper import ENV_REWARD
+from langmarl.p2p.reward.function import load_reward_source
 
 from .conftest import PENDULUM_REWARD
 from .fake_vec_backend import FakeVecBackend

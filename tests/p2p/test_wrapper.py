@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from langmarl.p2p import RewardFunction
-from langmarl.p2p.wrapper import ENV_REWARD, make_reward_env, merge_term_stats
+from langmarl.p2p.learner.wrapper import ENV_REWARD, make_reward_env, merge_term_stats
 
 
 class Counting(RewardFunction):

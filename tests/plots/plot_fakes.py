@@ -8,8 +8,8 @@ from typing import Any
 
 from langmarl.core.files import append_jsonl, atomic_write_json
 from langmarl.core.records import Trajectory
-from langmarl.p2p.contracts import EvalCheckpoint, JudgeScore, JudgmentResult
-from langmarl.p2p.records import IterationRecord, SessionRecord
+from langmarl.p2p.session.contracts import EvalCheckpoint, JudgeScore, JudgmentResult
+from langmarl.p2p.session.records import IterationRecord, SessionRecord
 from langmarl.parl.curves import CURVES_FILE, curves_document, episode_row
 from langmarl.store import LocalStore
 from langmarl.trainer.stats import iteration_stats
@@ -81,7 +81,7 @@ def grpo_run(run_dir: Path, steps: list[list[dict[str, Any]]]) -> Path:
 
 
 def train_row(step: int, episodic_return: float, **terms: float) -> dict[str, Any]:
-    """A ``type=train`` scalars row as ``langmarl.p2p.sb3_trainer.train_row`` writes it."""
+    """A ``type=train`` scalars row as ``langmarl.p2p.learner.sb3_trainer.train_row`` writes it."""
     return {
         "type": "train", "step": step, "episodic_return": episodic_return,
         "episode_length": 100.0, "env_reward_mean": 0.5, "term_means": terms,

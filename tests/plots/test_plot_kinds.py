@@ -11,7 +11,7 @@ from plot_fakes import grpo_run, language_run, p2p_run, p2p_session, parl_curves
 
 from langmarl.core.errors import ConfigError
 from langmarl.core.files import append_jsonl, atomic_write_json
-from langmarl.p2p.records import IterationRecord
+from langmarl.p2p.session.records import IterationRecord
 from langmarl.plots import detect_kind, resolve_run, run_series
 
 

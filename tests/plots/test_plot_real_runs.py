@@ -158,8 +158,8 @@ def _p2p_reply(request: ChatRequest) -> str:
 
 @pytest.mark.slow
 def test_reward_space_session_with_real_ppo_runs(tmp_path: Path) -> None:
-    from langmarl.p2p.loop import LoopConfig, run_loop
-    from langmarl.p2p.validation import ValidationResult, check_static
+    from langmarl.p2p.reward.validation import ValidationResult, check_static
+    from langmarl.p2p.session.loop import LoopConfig, run_loop
 
     def validator(source: str, env_id: str) -> ValidationResult:  # the sandbox is tested in p2p
         result = check_static(source)

@@ -9,7 +9,7 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 from web_fixtures import magrpo_run, session_run
 
-from langmarl.p2p.analysis import STEPS
+from langmarl.p2p.analysis.analyze import STEPS
 from langmarl.web import create_app
 
 

@@ -50,20 +50,20 @@ def served(tmp_path: Path) -> tuple[TestClient, RecordingBackend, Path]:
 
 def _fake_loop(monkeypatch: pytest.MonkeyPatch) -> None:
     """``run_loop`` writing a real (passed) session where the bench asks for one."""
-    from langmarl.p2p.contracts import LoopResult
+    from langmarl.p2p.session.contracts import LoopResult
 
     def run_loop(intent: str, config: Any, *, runs_dir: Path, session_id: str, **_: Any):
         session_run(Path(runs_dir) / session_id)
         return LoopResult(session_id=session_id, prompt=intent, env_id=config.env_id,
                           status="passed", best_score=0.9)  # fmt: skip
 
-    monkeypatch.setattr("langmarl.p2p.loop.run_loop", run_loop)
+    monkeypatch.setattr("langmarl.p2p.session.loop.run_loop", run_loop)
 
 
 def _run_job(backend: RecordingBackend, job_id: str) -> None:
     """What the job's command does with its config, in this process."""
-    from langmarl.p2p.bench import BenchConfig
-    from langmarl.p2p.bench_run import run_bench
+    from langmarl.p2p.bench.cases import BenchConfig
+    from langmarl.p2p.bench.run import run_bench
 
     config = json.loads(backend.store.config_path(job_id).read_text())
     run_bench(validate_model(BenchConfig, config))

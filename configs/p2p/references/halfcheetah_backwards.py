@@ -1,7 +1,8 @@
 """A person-written reward for HalfCheetah-v5: run backwards, the reference of the bench
 case "make the cheetah run backwards". Try it alone:
 
-    python -m langmarl.p2p.executor --reward-fn configs/p2p/references/halfcheetah_backwards.py \
+    python -m langmarl.p2p.learner.executor \
+        --reward-fn configs/p2p/references/halfcheetah_backwards.py \
         --config configs/p2p/train_halfcheetah_tiny.json --runs-dir runs
 """
 

@@ -9,13 +9,12 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from langmarl.p2p.author import fallback_reward
-from langmarl.p2p.contracts import CheckResult
-from langmarl.p2p.env_specs import MujocoEnvSpec
-from langmarl.p2p.executor import run_record
-from langmarl.p2p.records import IterationRecord
-from langmarl.p2p.train_config import TrainConfig
-from langmarl.p2p.trainers import Trainer
+from langmarl.p2p.agents.author import fallback_reward
+from langmarl.p2p.learner.train_config import TrainConfig
+from langmarl.p2p.reward.env_specs import MujocoEnvSpec
+from langmarl.p2p.session.contracts import CheckResult
+from langmarl.p2p.session.records import IterationRecord
+from langmarl.p2p.session.trainers import Trainer
 
 BASELINE_DIR = "baseline"
 """The baseline's directory in the session (not an ``iter_N``: no iteration of the loop)."""
@@ -40,4 +39,4 @@ def train_baseline(
     if not aggregation.runs:
         errors = "; ".join(f"{k}: {v}" for k, v in aggregation.errors.items()) or "no runs"
         return CheckResult(reason=f"training the environment's own reward failed: {errors}")
-    return score(record, run_record(record, aggregation).trajectory_path)
+    return score(record, record.judged_run(aggregation).trajectory_path)

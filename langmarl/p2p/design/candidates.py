@@ -7,7 +7,7 @@ Layout with more than one candidate::
     iter_N/                         the winner's files, copied once every candidate is judged
 
 With one candidate, it is ``iter_N`` itself: the layout of a session without a search.
-The history lists every candidate (:class:`~langmarl.p2p.contracts.CandidateResult`) and
+The history lists every candidate (:class:`~langmarl.p2p.session.contracts.CandidateResult`) and
 marks each judged as it is, so a killed search resumes with the candidates it had not
 judged and loses none it had.
 """
@@ -19,10 +19,10 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import TypeVar
 
-from langmarl.p2p.contracts import CandidateResult, LoopResult
 from langmarl.p2p.design.proposals import Proposal
 from langmarl.p2p.design.search import Tried
-from langmarl.p2p.records import IterationInputs, IterationRecord, SessionRecord
+from langmarl.p2p.session.contracts import CandidateResult, LoopResult
+from langmarl.p2p.session.records import IterationInputs, IterationRecord, SessionRecord
 
 CANDIDATES_DIR = "candidates"
 T = TypeVar("T")

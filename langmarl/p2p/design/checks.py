@@ -9,7 +9,7 @@ A check is code a person writes (or a capable model, as the code judge is writte
 ``trajectory`` is one evaluation episode: ``obs``, ``actions``, ``rewards`` (the reward the
 policy was trained on), ``terms`` (that reward's terms) and ``info`` (the env's own values,
 ``env_reward`` among them), each a list with one entry per step. ``summary`` is its
-:func:`~langmarl.p2p.judge.trajectory_summary`: ``length``, ``return``, ``info_means``,
+:func:`~langmarl.p2p.agents.judge.trajectory_summary`: ``length``, ``return``, ``info_means``,
 ``info_first_last``, ``term_means``, and ``horizon``: the most steps the episode could have
 had (a fall that ends it early leaves steps out). ``np`` and ``math`` are there without an
 import; other imports are held to reward code's allow-list.
@@ -38,10 +38,10 @@ from typing import Any
 
 from langmarl.core.errors import ConfigError
 from langmarl.core.intervals import score_interval
-from langmarl.p2p.contracts import CheckResult
-from langmarl.p2p.env_specs import MujocoEnvSpec
-from langmarl.p2p.judge import load_episodes, synthetic_trajectory, trajectory_summary
-from langmarl.p2p.validation import code_problems
+from langmarl.p2p.agents.judge import load_episodes, synthetic_trajectory, trajectory_summary
+from langmarl.p2p.reward.env_specs import MujocoEnvSpec
+from langmarl.p2p.reward.validation import code_problems
+from langmarl.p2p.session.contracts import CheckResult
 from langmarl.sandbox import SandboxLimits, run_python
 
 HARNESS = Path(__file__).with_name("_check_harness.py")
@@ -124,7 +124,7 @@ def run_check(
     timeout_s: float = TIMEOUT_S,
     horizon: int = DEFAULT_HORIZON,
 ) -> CheckResult:
-    """Score each of ``episodes`` (trajectories as :func:`~langmarl.p2p.judge.load_episodes`
+    """Score each of ``episodes`` (trajectories as :func:`~langmarl.p2p.agents.judge.load_episodes`
     gives them) with the check, confined; a score only if every episode got one.
 
     Never raises for what the check does: a crash, a timeout or a bad value is the result's

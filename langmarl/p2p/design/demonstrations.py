@@ -33,7 +33,7 @@ from pathlib import Path
 
 from langmarl.core.files import append_jsonl, read_jsonl
 from langmarl.p2p.design.catalog import OBJECTIVES, compile_for_env, objective_proposal
-from langmarl.p2p.env_specs import MujocoEnvSpec, get_env_spec
+from langmarl.p2p.reward.env_specs import MujocoEnvSpec, get_env_spec
 
 LIBRARY_FILE = "demonstrations.jsonl"
 """Accepted rewards, in the runs directory that the sessions share."""

@@ -27,9 +27,9 @@ import random
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from langmarl.p2p.contracts import RewardOrigin
 from langmarl.p2p.design.catalog import SHAPING, objective_proposal, objectives, quantities
 from langmarl.p2p.design.proposals import Component, Form, Proposal
+from langmarl.p2p.session.contracts import RewardOrigin
 
 DRAWN_FORMS: tuple[Form, ...] = ("linear", "abs", "square")
 DRAWN_WEIGHTS = (0.5, 1.0, 2.0)

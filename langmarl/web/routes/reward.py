@@ -6,7 +6,7 @@ analysis. Benchmarks (``langmarl p2p bench``) have their own routes: :mod:`.benc
 
 Videos are served by the files route; each iteration lists their URLs. A session is read
 through the reader its kind names (:attr:`~langmarl.store.kinds.RunKindSpec.reader`, the
-session record of :mod:`langmarl.p2p.records`): the server imports no space.
+session record of :mod:`langmarl.p2p.session.records`): the server imports no space.
 """
 
 from __future__ import annotations

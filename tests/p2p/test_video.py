@@ -1,0 +1,26 @@
+"""Frames of an evaluation video, read as untrusted input (the judge's and the look-back's)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+def test_frames_are_decoded_within_a_budget(tmp_path: Path):
+    """Only the frames asked for are kept; a frame over the pixel budget is refused with a
+    reason, not decoded into memory (a 1600 x 1600 GIF of 48 frames, issue 39)."""
+    import imageio.v2 as imageio
+    import numpy as np
+
+    from langmarl.p2p.agents.video import MAX_FRAME_PIXELS, video_frames
+
+    big = tmp_path / "big.gif"
+    imageio.mimwrite(big, [np.zeros((1600, 1600, 3), dtype=np.uint8)] * 48)
+    assert MAX_FRAME_PIXELS < 1600 * 1600
+    with pytest.raises(ValueError, match="over 2,000,000 pixels"):
+        video_frames(big, 2)
+    small = tmp_path / "small.gif"
+    imageio.mimwrite(small, [np.full((16, 16, 3), i, dtype=np.uint8) for i in range(40)])
+    frames = video_frames(small, 4)
+    assert len(frames) == 4 and all(f.startswith(b"\x89PNG") for f in frames)
