@@ -345,3 +345,72 @@ def test_a_run_page_opened_before_the_first_metric_fills_in_live(
             expect(page.locator(".run-header .status")).to_have_text("completed")
             expect(page.locator("#live")).to_be_hidden()
     assert not errors, errors
+
+
+def test_a_pool_run_page_follows_the_search_live(
+    browser_page: tuple[Page, list[str]], tmp_path: Path
+) -> None:
+    """A pool-search run (issue 42, item 2), grown file by file as its trainer writes them:
+    the page shows the current phase in its header, "no trajectories yet" (not an error),
+    then the pool as it grows (the front, every candidate with its score and parents, the
+    demonstrations of the best candidate), no curve of candidate ids, events numbered from
+    1, and not one console error (no request for gradients a pool run does not have)."""
+    from web_fixtures import line_of, pool_run, stage_running
+
+    from langmarl.testing.asgi import live_server
+    from langmarl.web import create_app
+
+    built = pool_run(tmp_path / "built")
+    events, pool, metrics = "logs/events.jsonl", "pool.jsonl", "metrics.jsonl"
+    first_round = sum(json.loads(line)["iteration"] == 0 for line in (built / pool).open())
+    served = tmp_path / "runs" / "pool"
+    page, errors = browser_page
+    console: list[str] = []
+    page.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
+    phase = page.locator(".run-header .phase")
+    with live_server(create_app(tmp_path / "runs", poll_interval=0.1)) as url:
+        start = {events: line_of(built / events, "run_start"), pool: 0, metrics: 0}
+        stage_running(built, served, start, trajectories=False)
+        page.goto(f"{url}/#/run/pool")
+        expect(phase).to_contain_text("iteration 1 · scoring the starting policies")
+        expect(page.locator("#trajectories")).to_contain_text("no trajectories yet")
+        expect(page.locator("#pool")).to_contain_text("no candidates yet")
+
+        generating = {events: line_of(built / events, "episode", 3), pool: 1, metrics: 0}
+        stage_running(built, served, generating, trajectories=False)
+        expect(phase).to_contain_text("iteration 1 · generating episodes (3/8)")
+        expect(page.locator("#pool tr[data-candidate='0']")).to_contain_text("★ best")
+
+        round_one = {events: line_of(built / events, "iteration_end"), pool: first_round,
+                     metrics: 1}  # fmt: skip
+        stage_running(built, served, round_one)
+        expect(phase).to_contain_text("iteration 2 · starting")
+        child = page.locator("#pool tr[data-candidate='1']")
+        expect(child.locator("td.parents")).to_have_text("#0")
+        expect(child.locator("td.score")).not_to_have_text("—")
+        expect(page.locator("#pool table.pool tbody tr")).to_have_count(first_round)
+        expect(page.locator("#trajectories .episode").first).to_be_visible()
+
+        stage_running(built, served, {})  # every line: the second round is in
+        answer = httpx.get(f"{url}/api/runs/pool/pool", timeout=10).json()
+        expect(page.locator("#pool table.pool tbody tr")).to_have_count(len(answer["candidates"]))
+        front = ", ".join(f"#{i}" for i in answer["front"])
+        expect(page.locator("#pool p.front")).to_contain_text(f"Pareto front: {front}")
+        best = page.locator(f"#pool tr[data-candidate='{answer['best']}']")
+        expect(best).to_contain_text("★ best")
+        demo = answer["demonstrations"]["key_word"]["demonstrations"][0]
+        shown = page.locator("#pool .agent-demos[data-agent='key_word'] .demo-output").first
+        expect(shown).to_contain_text(demo["output"])
+        expect(page.locator("figure.chart-main path.series")).to_have_count(1)
+        expect(page.locator("ol.events")).to_contain_text("iteration_start · iteration=1")
+        expect(page.locator("figure[data-key='pool_size']")).to_have_count(1)  # drawn by now
+        ids = page.locator("figure[data-key='parent'], figure[data-key='best_candidate']")
+        assert ids.count() == 0  # candidate ids are no curves
+        assert "iteration=0" not in page.locator("ol.events").inner_text()
+        screenshot(page, "pool.png", tmp_path)
+
+        (served / "run.json").write_text((built / "run.json").read_text())
+        expect(page.locator(".run-header .status")).to_have_text("completed")
+        expect(phase).to_have_count(0)
+    assert not errors, errors
+    assert not console, console

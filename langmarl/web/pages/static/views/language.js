@@ -1,9 +1,11 @@
 // Language space: policy evolution with diffs, update decisions, the trajectory browser with
-// the critic's evaluation and the textual gradients. Iterations are numbered from 1 (the API's
-// 0-based `iteration` + 1), as in the CLI and the plots: iteration N produces checkpoint N.
+// the critic's evaluation and the textual gradients, and for a pool-search run its pool.
+// Iterations are numbered from 1 (the API's 0-based `iteration` + 1), as in the CLI and the
+// plots: iteration N produces checkpoint N.
 
 import { api, runPath } from "../api.js";
 import { diffBlock, fmt, h, section, table } from "../dom.js";
+import { poolView } from "./pool.js";
 
 const checkpointLabel = (v) => (v === 0 ? "checkpoint 0 (initial)" : `checkpoint ${v}`);
 const iterationLabel = (v) => `iteration ${Number(v) + 1}`;
@@ -57,6 +59,7 @@ function episodeView(item) {
 
 async function trajectoryBrowser(runId) {
   const first = await api.get(runPath(runId, "/trajectories?limit=1"));
+  if (!first.iterations.length) return h("p", { class: "muted" }, "no trajectories yet");
   const iteration = h("select", { "aria-label": "trajectory iteration" }, options(first.iterations, first.iteration, iterationLabel));
   const list = h("div", {});
   const gradients = h("div", {});
@@ -68,7 +71,8 @@ async function trajectoryBrowser(runId) {
       h("div", { class: "toolbar" },
         offset > 0 ? h("button", { onclick: () => show(Math.max(0, offset - 5)) }, "previous") : null,
         more ? h("button", { onclick: () => show(offset + 5) }, "next") : null));
-    const grad = await api.get(runPath(runId, `/gradients?iteration=${iteration.value}`)).catch(() => null);
+    const graded = (page.gradient_iterations || []).includes(page.iteration);  // none in a pool run
+    const grad = graded ? await api.get(runPath(runId, `/gradients?iteration=${page.iteration}`)).catch(() => null) : null;
     gradients.replaceChildren(grad && grad.aggregated ? h("details", {}, h("summary", {}, "aggregated textual gradients"),
       h("pre", {}, JSON.stringify(grad.aggregated, null, 2))) : h("span"));
   }
@@ -91,11 +95,14 @@ async function heldout(runId) {
       cell(r.initial), cell(r.final), h("td", { class: "num" }, fmt.number(r.difference)))), { class: "heldout" });
 }
 
-export function languageSections(runId) {
+// detail: GET /api/runs/{id} (its config says whether the run searches a pool).
+export function languageSections(runId, sections, detail) {
+  const pool = detail?.config?.search === "pool";
   return [
+    pool ? section("Pool search", poolView(runId), { id: "pool" }) : null,
     section("Held-out evaluation", heldout(runId), { id: "heldout" }),
     section("Policy evolution", policyEvolution(runId), { id: "policy-evolution" }),
     section("Update decisions", decisions(runId)),
     section("Trajectories", trajectoryBrowser(runId), { id: "trajectories" }),
-  ];
+  ].filter(Boolean);
 }

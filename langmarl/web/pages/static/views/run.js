@@ -14,10 +14,12 @@ import { weightSections } from "./weight.js";
 const MAX_CHARTS = 12;
 const REFRESH_MS = 2000;
 const SKIP = new Set(["step", "iteration", "time", "seconds", "step_seconds"]);
+// Numbers that name something (a candidate, a parent, a seed): no curve to draw.
+const ID_LIKE = /(^|_)(id|ids|parent|parents|candidate|seed)$/;
 
 // Numeric series of a metrics answer, biggest-first by how many points they have.
 export function numericKeys(metrics) {
-  return metrics.keys.filter((key) => !SKIP.has(key)
+  return metrics.keys.filter((key) => !SKIP.has(key) && !ID_LIKE.test(key)
     && (metrics.series[key] || []).some((v) => typeof v === "number"));
 }
 
@@ -71,6 +73,7 @@ function header(detail, reload) {
     h("h1", {}, run.alias || run.run_id, " ", fmt.status(run.status)),
     h("p", { class: "muted", dataset: { lines: run.steps } }, `${run.kind} · ${run.progress || lines} · ${lines} · updated ${fmt.time(run.updated_at)}`,
       record.code ? ` · langmarl ${record.code.langmarl || "?"}${record.code.git ? ` @ ${record.code.git.slice(0, 8)}` : ""}` : ""),
+    detail.phase ? h("p", { class: "phase" }, `now: ${detail.phase}`) : null,
     run.error ? h("p", { class: "error" }, run.error) : null,
     h("div", { class: "toolbar" }, alias, tags, h("button", { onclick: save }, "Save"),
       h("button", { class: `star${run.starred ? " on" : ""}`, onclick: async () => {
@@ -78,13 +81,14 @@ function header(detail, reload) {
       } }, run.starred ? "★ starred" : "☆ star")));
 }
 
-// An event's fields as "key=value" pairs, numbers to 4 significant digits.
+// An event's fields as "key=value" pairs, numbers to 4 significant digits, iterations
+// numbered from 1 as on the rest of the page (the files count them from 0).
 function eventText(e) {
-  const value = (v) => (typeof v === "number" && !Number.isInteger(v) ? String(Number(v.toPrecision(4)))
-    : typeof v === "object" && v !== null ? JSON.stringify(v, (k, x) => (typeof x === "number" && !Number.isInteger(x) ? Number(x.toPrecision(4)) : x))
-      : String(v));
+  const shown = (k, x) => (k === "iteration" && Number.isInteger(x) ? x + 1
+    : typeof x === "number" && !Number.isInteger(x) ? Number(x.toPrecision(4)) : x);
+  const value = (k, v) => (typeof v === "object" && v !== null ? JSON.stringify(v, shown) : String(shown(k, v)));
   const fields = Object.entries(e).filter(([k]) => !["time", "event", "seq"].includes(k));
-  return `${fmt.time(e.time)} ${e.event}${fields.length ? " · " : ""}${fields.map(([k, v]) => `${k}=${value(v)}`).join(" ")}`;
+  return `${fmt.time(e.time)} ${e.event}${fields.length ? " · " : ""}${fields.map(([k, v]) => `${k}=${value(k, v)}`).join(" ")}`;
 }
 
 function eventsList(runId) {
@@ -115,7 +119,7 @@ export async function renderRun(view, runId) {
     if (stopped) return;
     scoreKey = detail.run.score_key;
     slots.header.replaceChildren(header(detail, refresh));
-    slots.sections.replaceChildren(...(VIEWS[detail.run.view]?.(runId, detail.run.sections || []) ?? []));
+    slots.sections.replaceChildren(...(VIEWS[detail.run.view]?.(runId, detail.run.sections || [], detail) ?? []));
     slots.config.replaceChildren(section("Config", Promise.resolve(h("pre", { class: "config" }, JSON.stringify(detail.config, null, 2)))));
     slots.events.replaceChildren(section("Events", eventsList(runId)));
   }
@@ -151,7 +155,7 @@ export async function renderRun(view, runId) {
       soon();
     } else if (name === "reset") {
       if (JSON.parse(data).stream === "metrics") metrics = { steps: [], keys: [], series: {} };
-    } else if (name === "event") {
+    } else if (name === "event" || name === "pool" || name === "validation") {
       soon();
     } else if (name === "end") {
       live.hidden = true;
