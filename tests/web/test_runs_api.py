@@ -104,6 +104,9 @@ def test_events_numbered_and_filtered(client: TestClient) -> None:
     assert [e["event"] for e in tail["events"]] == ["run_end"] and tail["next"] == len(names)
     ends = client.get("/api/runs/lang/events?event=iteration_end").json()["events"]
     assert len(ends) == 2
+    newest = client.get("/api/runs/lang/events?limit=2&last=true").json()
+    assert [e["seq"] for e in newest["events"]] == [len(names) - 2, len(names) - 1]
+    assert newest["next"] == len(names)
     assert client.get("/api/runs/lang/events?limit=0").status_code == 400
     assert client.get("/api/runs/nope/events").status_code == 404
 

@@ -147,14 +147,16 @@ def run_events(
     since: int = Query(0, ge=0, description="First event number to return."),
     event: str | None = Query(None, description="Only events of this name."),
     limit: int = Query(500, ge=1, le=5000),
+    last: bool = Query(False, description="The newest `limit` events instead of the first."),
 ) -> dict[str, Any]:
-    """The run's ``logs/events.jsonl``, numbered (``seq``) so a client can ask for more."""
+    """The run's ``logs/events.jsonl``, numbered (``seq``) so a client can ask for more;
+    ``?last=true`` answers the newest (what a page following a long run shows)."""
     entry = board.run(run_id)
     events = RunDir(entry.path).events()
     numbered = [{"seq": i, **e} for i, e in enumerate(events) if i >= since]
     if event is not None:
         numbered = [e for e in numbered if e.get("event") == event]
-    page = numbered[:limit]
+    page = numbered[-limit:] if last else numbered[:limit]
     following = page[-1]["seq"] + 1 if page else len(events)
     return {"run_id": run_id, "events": board.scrub(page), "next": following}
 

@@ -92,8 +92,8 @@ function eventText(e) {
 }
 
 function eventsList(runId) {
-  return api.get(runPath(runId, "/events?limit=200")).then((data) => (data.events.length
-    ? h("ol", { class: "events" }, data.events.slice(-50).map((e) => h("li", {}, eventText(e))))
+  return api.get(runPath(runId, "/events?limit=50&last=true")).then((data) => (data.events.length
+    ? h("ol", { class: "events" }, data.events.map((e) => h("li", {}, eventText(e))))
     : null));
 }
 
