@@ -1,11 +1,7 @@
 import pytest
 
-from langmarl.p2p.reward.validation import (
-    check_runtime,
-    check_static,
-    code_problems,
-    validate_reward_code,
-)
+from langmarl.p2p.reward.allow_list import code_problems
+from langmarl.p2p.reward.validation import check_runtime, check_static, validate_reward_code
 
 GOOD = '''
 def reward_fn(obs, action, next_obs, info):

@@ -24,8 +24,8 @@ from langmarl.core.errors import LLMError, ParseError
 from langmarl.p2p.agents import prompts
 from langmarl.p2p.agents.parsing import extract_code, parse_score
 from langmarl.p2p.agents.video import video_frames
+from langmarl.p2p.reward.allow_list import code_problems
 from langmarl.p2p.reward.env_specs import MujocoEnvSpec
-from langmarl.p2p.reward.validation import code_problems
 from langmarl.p2p.session.contracts import JudgeScore
 from langmarl.sandbox import SandboxLimits, run_python
 

@@ -39,8 +39,8 @@ from typing import Any
 from langmarl.core.errors import ConfigError
 from langmarl.core.intervals import score_interval
 from langmarl.p2p.agents.judge import load_episodes, synthetic_trajectory, trajectory_summary
+from langmarl.p2p.reward.allow_list import code_problems
 from langmarl.p2p.reward.env_specs import MujocoEnvSpec
-from langmarl.p2p.reward.validation import code_problems
 from langmarl.p2p.session.contracts import CheckResult
 from langmarl.sandbox import SandboxLimits, run_python
 

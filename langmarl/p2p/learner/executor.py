@@ -270,19 +270,27 @@ def train_runs(
             time.sleep(0.2)
             if stop is not None and stop.is_set():
                 raise KeyboardInterrupt("training stopped")
-            for run_id, run in list(running.items()):
-                over_time = time.monotonic() - run.started >= timeout_s
-                if run.process.poll() is None and not over_time:
-                    continue
-                error = running.pop(run_id).finish(over_time, timeout_s)
-                if error is None:
-                    done.append(run.spec)
-                else:
-                    errors[run_id] = error
+            _collect(running, timeout_s, done, errors)
     finally:
         for run in running.values():  # left only by an exception
             run.finish(True, timeout_s)
     return aggregate(iteration, done, errors)
+
+
+def _collect(
+    running: dict[str, _Running], timeout_s: float, done: list[RunSpec], errors: dict[str, str]
+) -> None:
+    """Move the runs that ended (or ran over ``timeout_s``, killed) from ``running`` to
+    ``done`` or, with their error, to ``errors``."""
+    for run_id, run in list(running.items()):
+        over_time = time.monotonic() - run.started >= timeout_s
+        if run.process.poll() is None and not over_time:
+            continue
+        error = running.pop(run_id).finish(over_time, timeout_s)
+        if error is None:
+            done.append(run.spec)
+        else:
+            errors[run_id] = error
 
 
 @dataclass

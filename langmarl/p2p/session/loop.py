@@ -44,13 +44,12 @@ from typing import TYPE_CHECKING
 from langmarl.core.errors import ConfigError, LangmarlError
 from langmarl.core.secrets import Redactor, environment_secrets, llm_secrets, redacting_logs
 from langmarl.p2p.agents import author, judge
-from langmarl.p2p.agents.synthesis import synthesize
 from langmarl.p2p.design import baseline, candidates, checks, demonstrations
 from langmarl.p2p.design.proposals import Proposal
 from langmarl.p2p.learner.train_config import TrainConfig
 from langmarl.p2p.reward.env_specs import MujocoEnvSpec, get_env_spec
 from langmarl.p2p.reward.validation import ValidationResult, reward_spec
-from langmarl.p2p.session import iteration, proposing
+from langmarl.p2p.session import iteration, judging, proposing
 from langmarl.p2p.session.config import LoopConfig
 from langmarl.p2p.session.contracts import (
     CandidateResult,
@@ -58,11 +57,9 @@ from langmarl.p2p.session.contracts import (
     IterationAggregation,
     IterationOutcome,
     IterationResult,
-    JudgeScore,
     LoopResult,
     RewardSpec,
 )
-from langmarl.p2p.session.guardrails import check_guardrails, plateau
 from langmarl.p2p.session.iteration import track_best
 from langmarl.p2p.session.records import IterationInputs, IterationRecord, SessionRecord
 from langmarl.p2p.session.trainers import Trainer, default_trainer, default_validator
@@ -146,64 +143,9 @@ class Session:
     def judge_trained(
         self, it: IterationRecord, config: TrainConfig, aggregation: IterationAggregation
     ) -> IterationOutcome | str:
-        """Judge (and check) what ``it`` trained; an error message if no run finished."""
-        if not aggregation.runs:
-            error = "; ".join(f"{k}: {v}" for k, v in aggregation.errors.items()) or "no runs"
-            it.set_status("error", error)
-            return f"training failed: {error}"
-        run = it.judged_run(aggregation)
-        summary = run.read_summary() or aggregation.runs[aggregation.best_run or ""]
-        path = run.trajectory_path
-        trajectory = judge.load_trajectory(path) if path and path.suffix == ".npz" else {}
-        warnings = check_guardrails(
-            summary.term_means,
-            [c.mean_return for c in summary.checkpoints],
-            self.config.dominance_threshold,
-        )
-        videos = summary.checkpoints[-1].videos if summary.checkpoints else {}
-        video = run.video(videos["median"]) if "median" in videos else None
-        scores = judge.judge_run(
-            self.llm, self.intent, self.result.criteria, self.spec, trajectory,
-            judge_code=self.judge_code, use_summary=self.config.summary_judge, vlm=self.vlm,
-            video=video, workers=self.config.judge_workers,
-        )  # fmt: skip
-        problem = self.result.judge_code_problem
-        if problem:  # recorded, so the judgment says which judges ran
-            scores.append(JudgeScore(judge="code", reason=problem[:300]))
-        self.record.run.event(
-            "trained", iteration=it.iteration_id, runs=sorted(aggregation.runs),
-            mean_return=aggregation.mean_return, errors=aggregation.errors,
-            term_means=summary.term_means, warnings=warnings,
-        )  # fmt: skip
-        judgment = synthesize(
-            scores, warnings, self.config.pass_threshold, self.config.synthesis,
-            llm=self.llm, intent=self.intent, criteria=self.result.criteria,
-        )  # fmt: skip
-        self.record.run.event(
-            "judged", iteration=it.iteration_id, intent_score=judgment.intent_score,
-            passed=judgment.passed, synthesis=judgment.synthesis,
-            judges=[s.model_dump() for s in judgment.judges], tags=judgment.failure_tags,
-        )  # fmt: skip
-        measurements = (
-            judge.measurements_text(judge.trajectory_summary(trajectory)) if trajectory else ""
-        )
-        outcome = IterationOutcome(
-            judgment=judgment, term_means=summary.term_means, measurements=measurements,
-            mean_return=aggregation.mean_return, check=self.run_check(it, path, config),
-        )  # fmt: skip
-        if outcome.check is not None:
-            measurements = f"{checks.describe(outcome.check)}\n{measurements}".strip()
-            outcome.measurements = measurements
-        past = [s.intent_score for s in self.result.iterations if s.intent_score is not None]
-        current = [] if outcome.score is None else [outcome.score]
-        stalled = plateau([*past, *current], window=3, rel_tol=0.05)
-        if stalled:
-            judgment.warnings.append(f"intent score {stalled}")
-            judgment.failure_tags.append("intent_plateau")
-        it.save_judgment(judgment)
-        it.save_outcome(outcome)
-        it.set_status("completed")
-        return outcome
+        """Judge (and check) what ``it`` trained (:func:`.judging.judge_trained`); an error
+        message if no run finished."""
+        return judging.judge_trained(self, it, config, aggregation)
 
     def run_check(
         self, it: IterationRecord, trajectory: Path | None, config: TrainConfig
@@ -361,26 +303,31 @@ def run_loop(
                 f"{record.path} already holds a session: resume it with "
                 "`langmarl p2p resume <session dir>`, or pick another session_id"
             )
-        record.save_metadata(
-            {
-                "prompt": intent,
-                "env_id": config.env_id,
-                "config": config.model_dump(),
-                "created_at": time.time(),
-            }
-        )
-        record.start(intent, config.env_id, config.model_dump())
-        result = LoopResult(
-            session_id=record.session_id, prompt=intent, env_id=config.env_id, status="running",
-            scored_by="judges" if check is None else "check",
-        )  # fmt: skip
-        if check is not None:
-            record.redact.write_text(record.path / checks.SESSION_COPY, check)
+        result = _open(record, intent, config, check)
         session = Session(
             intent, config, spec, llm, vlm, record, result,
             validator or default_validator, trainer or default_trainer(config), check=check,
         )  # fmt: skip
         return execute(session)
+
+
+def _open(record: SessionRecord, intent: str, config: LoopConfig, check: str | None) -> LoopResult:
+    """Start a new session's files (metadata, ``run.json``, the check's copy) and its result."""
+    record.save_metadata(
+        {
+            "prompt": intent,
+            "env_id": config.env_id,
+            "config": config.model_dump(),
+            "created_at": time.time(),
+        }
+    )
+    record.start(intent, config.env_id, config.model_dump())
+    if check is not None:
+        record.redact.write_text(record.path / checks.SESSION_COPY, check)
+    return LoopResult(
+        session_id=record.session_id, prompt=intent, env_id=config.env_id, status="running",
+        scored_by="judges" if check is None else "check",
+    )  # fmt: skip
 
 
 def session_clients(llm: LLMClient | None, vlm: LLMClient | None) -> tuple[LLMClient, Redactor]:
