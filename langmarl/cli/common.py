@@ -44,6 +44,27 @@ PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
 """Where langmarl's modules live: warnings whose source is elsewhere are foreign."""
 
 
+class ConsoleLogHandler(logging.Handler):
+    """Log lines printed through :data:`err_console` rather than a stream held since start-up.
+
+    Why: a ``StreamHandler`` keeps the ``sys.stderr`` of the moment logging was set up, so
+    while a progress bar or spinner is live its lines tore the display (the bars printed
+    twice, a line glued onto the spinner). The console looks ``sys.stderr`` up at each line,
+    which a live display redirects above itself. On a terminal a line wraps at spaces to its
+    width; in a pipe or a log file it stays one line, as scripts read it."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            err_console.print(
+                self.format(record),
+                markup=False,
+                highlight=False,
+                soft_wrap=not err_console.is_terminal,
+            )
+        except Exception:  # logging must never take the command down
+            self.handleError(record)
+
+
 def setup_logging(verbose: bool) -> None:
     """Log INFO (DEBUG with ``-v``) to stderr, HTTP libraries only from WARNING unless
     ``-v``, and scrub the environment's secrets from every line a root handler prints
@@ -59,6 +80,7 @@ def setup_logging(verbose: bool) -> None:
     logging.basicConfig(
         level=logging.DEBUG if verbose else logging.INFO,
         format="%(levelname)s %(name)s: %(message)s",
+        handlers=[ConsoleLogHandler()],
     )
     for name in HTTP_LOGGERS:
         logging.getLogger(name).setLevel(logging.NOTSET if verbose else logging.WARNING)

@@ -83,3 +83,32 @@ def test_error_messages_are_scrubbed(tmp_path: Path) -> None:
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert SECRET not in done.stderr and "[REDACTED]" in done.stderr
+
+
+def test_log_lines_go_where_stderr_is_now_and_wrap_at_spaces_on_a_terminal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 42, item 5: INFO lines tore the progress bars because the handler held the
+    stderr of start-up, which a live display cannot redirect; and ran past 80 columns."""
+    import io
+
+    from rich.console import Console
+
+    from langmarl.cli import common
+
+    text = " ".join(["word"] * 40)
+    record = logging.LogRecord("langmarl.x", logging.INFO, __file__, 1, text, None, None)
+    later = io.StringIO()  # what a live display puts in sys.stderr's place
+    monkeypatch.setattr(sys, "stderr", later)
+    monkeypatch.setattr(common, "err_console", Console(stderr=True, width=80))
+    handler = common.ConsoleLogHandler()
+    handler.emit(record)
+    assert later.getvalue() == text + "\n"  # not a terminal: one line, whole
+    terminal = io.StringIO()
+    monkeypatch.setattr(
+        common, "err_console", Console(file=terminal, width=80, force_terminal=True)
+    )
+    handler.emit(record)
+    lines = terminal.getvalue().splitlines()
+    assert len(lines) == 3 and all(len(line) <= 80 for line in lines), lines
+    assert all(set(line.split()) == {"word"} for line in lines)  # broken between words only
