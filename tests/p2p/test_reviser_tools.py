@@ -14,8 +14,7 @@ from langmarl.llm.config import LLMConfig
 from langmarl.llm.types import ChatRequest, message_text
 from langmarl.p2p.agents import prompts
 from langmarl.p2p.agents.lookback import TOOLS, Lookback
-from langmarl.p2p.agents.reviser import revise
-from langmarl.p2p.agents.reviser_tools import parse_call_lines
+from langmarl.p2p.agents.reviser import has_code, revise
 from langmarl.p2p.learner.train_config import TrainConfig
 from langmarl.p2p.reward.env_specs import get_env_spec
 from langmarl.p2p.session.contracts import JudgmentResult, ToolUse
@@ -99,17 +98,10 @@ def test_a_reply_with_code_is_final_and_zero_rounds_is_one_plain_call(tmp_path: 
     assert "CALL" not in message_text(plain.backend.requests[0].messages[0])
 
 
-def test_parse_call_lines():
-    assert parse_call_lines('CALL read_code {"iteration": 2}\n  CALL list_iterations') == [
-        ("read_code", {"iteration": 2}),
-        ("list_iterations", {}),
-    ]
-    assert parse_call_lines('CALL read_code {"iteration": 2} and more') == []
-    assert parse_call_lines("```python\nx = 1\n```\nCALL list_iterations") == []
-    deep = '{"iteration": ' + "[" * 100_000 + "]" * 100_000 + "}"  # past the parser's depth
-    assert parse_call_lines(f"CALL read_code {deep}\nCALL list_iterations") == [
-        ("list_iterations", {})
-    ]  # skipped like any line that does not parse (issue 39)
+def test_a_reply_with_a_code_block_is_final_even_with_call_lines():
+    assert has_code("```python\nx = 1\n```\nCALL list_iterations")
+    assert has_code("```python\nx = 1")  # unclosed: still the revision
+    assert not has_code('CALL read_code {"iteration": 2}')
 
 
 def _stub_reply(body: dict[str, Any]) -> str | StubReply:

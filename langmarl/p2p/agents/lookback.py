@@ -1,5 +1,8 @@
 """Look-back tools: read-only views of a session's earlier iterations, for the reviser.
 
+:class:`Lookback` is a :class:`~langmarl.llm.tools.Toolset`: the reviser converses with it
+through :func:`langmarl.llm.tools.converse`.
+
 The reviser's prompt shows only the latest iteration; with these tools the model asks for
 more: which iterations there were and how they scored, an iteration's reward code, its
 metrics, its judgment, and frames of its median video.
@@ -24,20 +27,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from langmarl.core.validation import did_you_mean
+from langmarl.llm.tools import ToolOutput
 from langmarl.llm.types import ToolSpec
 from langmarl.p2p.session.contracts import TrainSummary
 from langmarl.p2p.session.records import IterationRecord, SessionRecord
 
 MAX_FRAMES = 6
-
-
-@dataclass(frozen=True)
-class ToolOutput:
-    """What a tool answers: text for the model, optional PNG frames, and whether it worked."""
-
-    text: str
-    images: tuple[bytes, ...] = ()
-    ok: bool = True
 
 
 class ToolArgumentError(ValueError):
@@ -76,6 +71,18 @@ class Lookback:
             known = f"iterations are {numbers[0]}..{numbers[-1]}" if numbers else "none yet"
             raise ToolArgumentError(f"no iteration {number}; {known}")
         return self.record.iteration(number)
+
+    def specs(self) -> list[ToolSpec]:
+        """The tools' function-calling declarations (:class:`~langmarl.llm.tools.Toolset`)."""
+        return tool_specs()
+
+    def describe(self) -> str:
+        """The tools for the plain-text protocol."""
+        return describe_tools()
+
+    def call(self, name: str, arguments: dict[str, Any]) -> ToolOutput:
+        """Answer one call (:func:`call_tool`)."""
+        return call_tool(self, name, arguments)
 
 
 Handler = Callable[[Lookback, dict[str, Any]], ToolOutput]

@@ -111,8 +111,6 @@ REVISE_TOOLS_TEXT = (
     'CALL read_code {{"iteration": 1}}\nand you get the results. Tools:\n{tools}\n'
     "When ready, reply as above, without CALL lines."
 )
-REVISE_TOOL_RESULT = "[{name} {arguments}]\n{text}"
-REVISE_TOOL_RESULTS = "Results:\n{results}"
 REVISE_TOOLS_DONE = "No more tool calls: reply now with the revised function."
 REVISE_FRAMES = "The frames view_frames returned, in time order."
 

@@ -8,11 +8,12 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from langmarl.core.errors import ParseError
+from langmarl.extractors import python_blocks
+from langmarl.llm.tools import ToolPrompts, converse
 from langmarl.p2p.agents import prompts
 from langmarl.p2p.agents.author import env_fields
 from langmarl.p2p.agents.lookback import Lookback
 from langmarl.p2p.agents.parsing import extract_code, extract_json
-from langmarl.p2p.agents.reviser_tools import converse
 from langmarl.p2p.learner.train_config import HP_BOUNDS, TrainConfig
 from langmarl.p2p.reward.env_specs import MujocoEnvSpec
 from langmarl.p2p.session.contracts import JudgmentResult, ReviseResult
@@ -75,8 +76,9 @@ def revise(
     """Ask for a revised reward (and hyperparameter changes when ``hp_tuning``).
 
     With a ``lookback`` and ``tool_rounds`` > 0 the model may first call the look-back
-    tools for up to ``tool_rounds`` rounds (:mod:`langmarl.p2p.agents.reviser_tools`); the final
-    reply is parsed as a single reply is, and the calls are recorded in the result.
+    tools for up to ``tool_rounds`` rounds (:func:`langmarl.llm.tools.converse`; a reply with
+    a code block is final); the final reply is parsed as a single reply is, and the calls are
+    recorded in the result.
     """
     hparams = {k: getattr(config, k) for k in HP_BOUNDS}
     system = prompts.REVISE_SYSTEM.format(hp_keys=", ".join(HP_BOUNDS) if hp_tuning else "none")
@@ -88,7 +90,8 @@ def revise(
         warnings="; ".join(judgment.warnings) or "none", hparams=json.dumps(hparams),
         **env_fields(spec),
     )  # fmt: skip
-    transcript = converse(llm, system, user, lookback, tool_rounds)
+    tool_prompts = _tool_prompts(lookback)
+    transcript = converse(llm, system, user, lookback, tool_rounds, tool_prompts, final=has_code)
     reply = transcript.reply
     result = ReviseResult(tool_calls=transcript.calls, tool_protocol=transcript.protocol)
     try:
@@ -98,3 +101,20 @@ def revise(
     if hp_tuning:
         result.hp_changes, result.rejected = clamp_hp_changes(extract_json(reply))
     return result
+
+
+def has_code(reply: str) -> bool:
+    """Whether ``reply`` holds a code block (closed or not): the revision, so it is final."""
+    return bool(python_blocks(reply, unclosed=True))
+
+
+def _tool_prompts(lookback: Lookback | None) -> ToolPrompts:
+    """What the model is told about the look-back tools (iterations ``1..current``)."""
+    current = lookback.current if lookback is not None else 0
+    tools = lookback.describe() if lookback is not None else ""
+    return ToolPrompts(
+        functions=prompts.REVISE_TOOLS_FUNCTIONS.format(current=current),
+        text=prompts.REVISE_TOOLS_TEXT.format(current=current, tools=tools),
+        done=prompts.REVISE_TOOLS_DONE,
+        images=prompts.REVISE_FRAMES,
+    )

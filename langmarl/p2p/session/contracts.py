@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from langmarl.core.intervals import ScoreInterval
+from langmarl.llm.tools import ToolUse  # a revision records its tool calls
 
 IterationStatus = Literal["pending", "running", "completed", "error", "cancelled"]
 SessionStatus = Literal[
@@ -121,17 +122,6 @@ class CheckResult(BaseModel):
     """Each evaluation episode's score, in the order the run saved them."""
     interval: ScoreInterval | None = None
     """``score`` with its 95% confidence interval over the episodes."""
-
-
-class ToolUse(BaseModel):
-    """One look-back tool call of the reviser's model (:mod:`langmarl.p2p.agents.lookback`)."""
-
-    name: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
-    round: int
-    """The conversation round (from 1) it was made in."""
-    ok: bool = True
-    """False when the answer was an error (unknown tool or iteration, bad argument)."""
 
 
 class ReviseResult(BaseModel):
