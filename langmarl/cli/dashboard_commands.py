@@ -54,6 +54,7 @@ def dashboard(
         console.print(
             f"Dashboard at {url}/ (API {url}/api/runs, docs {url}/docs){auth}; Ctrl-C stops",
             highlight=False,
+            soft_wrap=not console.is_terminal,  # one line in a log file, wrapped on a terminal
         )
 
     jobs = open_backend(backend, runs_dir, address)

@@ -172,8 +172,27 @@ def _show_language(summary: RunSummary) -> Shown:
         after.append(Text(text))
         diff = details["diffs"].get(agent_id, "")
         label = f"diff against checkpoint {details['diff_from']}"
-        after.append(Text(f"{label}:\n{diff}" if diff else f"{label}: unchanged"))
+        after.append(Text(f"{label}:") if diff else Text(f"{label}: unchanged"))
+        if diff:
+            after.append(diff_lines(diff))
     return [], after
+
+
+def diff_lines(diff: str) -> Any:
+    """A unified diff whose every line keeps its marker apart: a line too long for the
+    terminal wraps under its own text, so a continuation never reads as a context line
+    (it lost its ``+`` when the line was printed whole)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True)
+    grid.add_column(overflow="fold")
+    for line in diff.splitlines():
+        header = line.startswith(("+++", "---", "@@"))
+        marker = line[:1] if line[:1] in ("+", "-", " ") and not header else ""
+        grid.add_row(marker, Text(line[len(marker) :]))
+    return grid
 
 
 def _show_steps(summary: RunSummary) -> Shown:

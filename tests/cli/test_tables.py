@@ -77,3 +77,17 @@ def test_the_runs_list_keeps_long_ids_kinds_and_scores_on_one_line() -> None:
     for whole in (long_ids[0], f"group/{long_ids[1]}", "p2p_session", "-41.141", "0.733"):
         assert any(whole in line for line in lines), (whole, text)
     assert "…" not in text
+
+
+def test_a_wrapped_diff_line_keeps_its_marker_apart() -> None:
+    """Issue 42, item 5: a long added line wrapped to column 0 and read as context."""
+    from langmarl.cli.runs_commands import diff_lines
+
+    added = "+" + " ".join(["answer"] * 30)
+    text = render(diff_lines(f"--- a\n+++ b\n@@ -1 +1 @@\n-old line\n{added}\n same"))
+    lines = [line.rstrip() for line in text.splitlines()]
+    assert lines[:4] == ["  --- a", "  +++ b", "  @@ -1 +1 @@", "- old line"], lines
+    wrapped = [line for line in lines if "answer" in line]
+    assert len(wrapped) >= 3 and wrapped[0].startswith("+ answer")
+    assert all(line.startswith("  answer") for line in wrapped[1:]), wrapped  # under its text
+    assert max(len(line) for line in lines) <= 80
