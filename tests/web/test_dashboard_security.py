@@ -75,6 +75,7 @@ def test_the_cli_serves_with_a_token_from_the_environment(own_runs: Path) -> Non
         assert process.stdout is not None
         line = process.stdout.readline()
         assert "Dashboard at http://0.0.0.0:" in line, line
+        assert line.rstrip().endswith("Ctrl-C stops"), line  # one line in a pipe (issue 42)
         port = int(line.split("http://0.0.0.0:")[1].split("/")[0])
         url = f"http://127.0.0.1:{port}/api/runs"
         assert httpx.get(url, timeout=10).status_code == 401
