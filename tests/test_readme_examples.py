@@ -83,6 +83,8 @@ def _language_cli(work: Path, out: str) -> None:
     assert list((work / "runs/quick/evals").glob("test_*.json")), "no eval written"
     # `langmarl runs`: the only language run so far, completed, on one line of its table
     assert re.search(r"^quick\s+language\s+completed\s+1/1 iter\.", out, re.MULTILINE), out[-2000:]
+    header, *rows = (work / "quick.csv").read_text().splitlines()  # `langmarl runs export`
+    assert header.startswith("step,") and len(rows) == 1, (header, rows)
 
 
 def _language_python(work: Path, out: str) -> None:
@@ -190,6 +192,23 @@ def test_every_block_of_the_readme_and_the_docs_is_marked() -> None:
     pages = {example.page for example in examples}
     assert {"README.md", "docs/language_space.md", "docs/weight_space.md"} <= pages, pages
     assert QUICK, "no quick example: the examples test would run nothing"
+
+
+def test_the_test_command_is_described_once_and_its_count_is_current(
+    request: pytest.FixtureRequest,
+) -> None:
+    """Issue 42, item 8: the README and the getting-started page gave different test counts
+    and times. Both carry the same marker, and its count is within 10% of the tests this
+    session collected (every xdist worker collects the whole suite)."""
+    second = parse_examples(README.read_text(encoding="utf-8"))[1]
+    guide = [e for e in _examples() if e.page == "docs/getting-started.md"]
+    same = [e for e in guide if e.code == "python3 dev.py test\n"]
+    assert len(same) == 1 and same[0].note == second.note, (second.note, same)
+    stated = re.search(r"\(([\d,]+) tests;", second.note)
+    assert stated and "AMD EPYC" in second.note, second.note  # the CPU it was measured on
+    collected = len(request.session.items)
+    if collected > 1000:  # the whole suite (not a file or a -k selection run alone)
+        assert abs(int(stated[1].replace(",", "")) - collected) <= 0.1 * collected, collected
 
 
 def test_the_readme_opens_with_the_two_commands() -> None:
