@@ -26,15 +26,14 @@ def build_trainer(
 
     Args:
         config: The run config.
-        run_id: Run directory name (default ``config.run_id``, else ``config.exp_name``;
-            the same id resumes).
+        run_id: Run directory name (default: ``config.chosen_run_id()``, i.e. its
+            ``run_id``, else ``exp_name``; the same id resumes).
         callbacks: Trainer callbacks (default: logging + checkpoint export). The
             environment's training hooks (e.g. λ annealing on ``parallel_tasks``) are
             always added.
         store: Where runs live (default ``LocalStore(config.runs_dir)``).
     """
-    chosen = run_id if run_id is not None else config.run_id
-    return assemble_trainer(config, run_id=chosen, callbacks=callbacks, store=store)
+    return assemble_trainer(config, run_id=run_id, callbacks=callbacks, store=store)
 
 
 def train(config_path: str | Path, **overrides: Any) -> list[dict[str, Any]]:

@@ -22,6 +22,7 @@ from langmarl.config.runs_root import (
     RunsDir,
     take_renamed,
 )
+from langmarl.core.deprecation import deprecated
 from langmarl.core.errors import ConfigError
 from langmarl.core.mappings import read_mapping
 from langmarl.core.validation import validate_model
@@ -137,8 +138,19 @@ class BaseConfig(BaseModel):
 
     @property
     def experiment_dir(self) -> str:
-        """``runs_dir`` under its old name, which the language trainer reads (read-only)."""
+        """``runs_dir`` under the reference API's name (read-only, one deprecation line);
+        langmarl itself reads ``runs_dir``."""
+        deprecated("experiment_dir", RUNS_DIR_MEANING)
         return self.runs_dir
+
+    def chosen_run_id(self) -> str:
+        """The run's directory name inside ``runs_dir``: ``run_id``, else ``exp_name``.
+        Every entry point (``langmarl train``, ``build_trainer``, the trainer) asks this."""
+        return self.run_id or self.exp_name
+
+    def with_fresh_run_id(self, stamp: str) -> BaseConfig:
+        """A copy naming a new run: :meth:`chosen_run_id` + ``-<stamp>`` (``--fresh``)."""
+        return self.model_copy(update={"run_id": f"{self.chosen_run_id()}-{stamp}"})
 
     @field_validator("llm", "actor_llm", "critic_llm", "optimizer_llm", mode="before")
     @classmethod

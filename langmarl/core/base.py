@@ -42,12 +42,22 @@ class StepAware(Protocol):
     def set_step(self, step: int) -> None: ...
 
 
+@runtime_checkable
+class ScoresOutputs(Protocol):
+    """An environment that can score any combination of its agents' outputs on a task
+    without running an episode (the pool search recombines answers with it)."""
+
+    def score_outputs(
+        self, task: dict[str, Any], outputs: dict[AgentId, str]
+    ) -> tuple[float, dict[AgentId, float]]:
+        """The team reward of ``outputs`` on ``task`` and each agent's credit."""
+        ...
+
+
 class BaseEnvironment(ABC):
     """An environment in which a team of language agents acts.
 
     Contract:
-        - ``agent_ids`` names the agents, in turn order. These names are used unchanged by
-          policies, checkpoints, critic prompts and credit parsing; nothing else invents ids.
         - ``reset(task)`` starts an episode and returns each agent's first observation.
         - ``step(agent_id, action)`` applies one agent's action and returns
           ``(observation, reward, done, info)``.
@@ -55,28 +65,67 @@ class BaseEnvironment(ABC):
           and returns a :class:`Trajectory` whose ``reward`` is the episode reward. It may be
           ``async def`` (preferred for LLM-driven envs) or a plain method; the trainer calls
           :meth:`acollect_trajectory`, which handles both.
-        - Actors call ``self.llm`` (an :class:`LLMClient`), which the trainer sets with
-          :meth:`set_llm` so actor usage is attributed to the ``actor`` role.
+        - These three are all a subclass must write (the reference API's contract). The rest
+          has defaults a trainer reads as declared here, never by probing the object:
+        - ``agent_ids`` names the agents, in turn order. These names are used unchanged by
+          policies, checkpoints, critic prompts and credit parsing; nothing else invents ids.
+          An env that does not override it has ``agent_1`` .. ``agent_<num_agents>``, the
+          number the trainer takes from the run config's ``num_agents``.
+        - Actors call ``self.llm`` (an :class:`LLMClient`), which the run's assembly sets with
+          :meth:`set_llm` so actor usage is attributed to the ``actor`` role; an env with
+          ``uses_judge`` gets the ``judge`` client in ``judge_llm`` the same way.
         - Environments must be safe to run several episodes of concurrently
           (``collect_trajectory`` keeps per-episode state local).
     """
 
-    name: str = "base"
-    """Registered name (for run metadata)."""
+    name: str = ""
+    """Registered name (for run metadata); a subclass that sets none has its class name."""
     reward_range: tuple[float, float] | None = None
     """The range every episode reward lies in, if the env declares one: held-out intervals
     are clipped to it."""
     run_kind: str = "language"
     """The kind of run a language-space trainer records for this env
     (:mod:`langmarl.store.kinds`)."""
+    llm: LLMClient | None = None
+    """The actors' client (set by the run's assembly)."""
+    uses_judge: bool = False
+    """Whether episodes ask a judge LLM; such an env gets the run's ``judge`` client in
+    :attr:`judge_llm` when it has none."""
+    judge_llm: LLMClient | None = None
+    """The judge's client, for an env that :attr:`uses_judge`."""
+    splits: dict[str, list[dict[str, Any]]] | None = None
+    """The env's fixed task sets by split (``train``, ``test``), if it has them: held-out
+    evaluation takes a split whole and validation counts the training tasks; ``None``: tasks
+    come from :meth:`sample_tasks` only."""
+    num_agents: int = 2
+    """Team size of an env that keeps the default :attr:`agent_ids`."""
 
-    def __init__(self) -> None:
-        self.llm: LLMClient | None = None
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if not cls.name:
+            cls.name = cls.__name__
+
+    def __init__(self, config: Any = None) -> None:
+        """``config`` is accepted (and not kept) so that a subclass without its own
+        ``__init__`` can be built by the registry, which passes the run config."""
+        self.llm = None
+
+    def size_team(self, num_agents: int) -> None:
+        """Take the run config's ``num_agents`` as the team size, unless the env names its
+        agents itself (:meth:`names_its_agents`)."""
+        if not self.names_its_agents():
+            self.num_agents = num_agents
 
     @property
-    @abstractmethod
     def agent_ids(self) -> list[AgentId]:
-        """The agents' ids, in turn order."""
+        """The agents' ids, in turn order (default: ``agent_1`` .. ``agent_<num_agents>``)."""
+        return [f"agent_{n}" for n in range(1, self.num_agents + 1)]
+
+    @classmethod
+    def names_its_agents(cls) -> bool:
+        """Whether the env overrides :attr:`agent_ids` (else the run config's
+        ``num_agents`` sets how many default ids it has)."""
+        return cls.agent_ids is not BaseEnvironment.agent_ids
 
     def agent_roles(self) -> dict[AgentId, str]:
         """Agent id → one sentence describing its role (shown to the critic)."""
@@ -214,6 +263,9 @@ class LLMAgent(BaseAgent):
 class BaseCritic(ABC):
     """Evaluates trajectories and assigns credit to agents."""
 
+    llm: LLMClient | None = None
+    """The critic's client, if it calls an LLM (the run's ledger records it as ``critic``)."""
+
     @abstractmethod
     def evaluate(self, trajectory: Trajectory, policies: Policies) -> Evaluation:
         """Evaluate ``trajectory``; ``per_agent`` maps each agent id to its feedback."""
@@ -244,6 +296,9 @@ class BaseReward(ABC):
 
 class BaseOptimizer(ABC):
     """Turns evaluations into language gradients and gradients into new policies."""
+
+    llm: LLMClient | None = None
+    """The optimizer's client, if it calls an LLM (recorded as ``optimizer``)."""
 
     @abstractmethod
     def generate_gradient(self, policy: str, evaluation: str, context: str) -> str:

@@ -83,6 +83,8 @@ class CentralizedCritic(BaseCritic):
         ledger: Usage ledger for that default client (calls recorded as role ``critic``).
     """
 
+    llm: LLMClient
+
     def __init__(
         self,
         config: BaseConfig,

@@ -79,6 +79,8 @@ class PolicyGradientOptimizer(BaseOptimizer):
             repeats, dropping one-off noise); otherwise join them (static method).
     """
 
+    llm: LLMClient
+
     def __init__(
         self,
         llm_config: LLMConfig,

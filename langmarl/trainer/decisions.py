@@ -110,10 +110,9 @@ def verdict(candidate: TeamScore, incumbent: TeamScore) -> tuple[bool, str]:
 
 def training_task_count(env: BaseEnvironment) -> int | None:
     """How many training tasks ``env`` has (``None``: unbounded, e.g. generated tasks)."""
-    splits = getattr(env, "splits", None)
-    if isinstance(splits, dict) and isinstance(splits.get("train"), list):
-        return len(splits["train"])
-    return None
+    if env.splits is None or "train" not in env.splits:
+        return None
+    return len(env.splits["train"])
 
 
 def check_validation_size(env: BaseEnvironment, size: int) -> None:
@@ -126,7 +125,7 @@ def check_validation_size(env: BaseEnvironment, size: int) -> None:
     if available is not None and size > available:
         raise ConfigError(
             f"validation_size={size} is larger than the {available} training tasks of "
-            f"environment {getattr(env, 'name', type(env).__name__)!r}: set validation_size "
+            f"environment {env.name!r}: set validation_size "
             f"to at most {available}, use a bigger task set (benchmark_path), or set "
             "validate_updates=false to accept every update unvalidated."
         )

@@ -26,13 +26,14 @@ from typing import Any
 from langmarl.config.base import BaseConfig
 from langmarl.config.loading import config_from_dict
 from langmarl.core.aio import run_sync
-from langmarl.core.base import BaseEnvironment, StepAware
+from langmarl.core.base import BaseEnvironment, Exploring, StepAware
 from langmarl.core.errors import ConfigError, LLMError
 from langmarl.core.intervals import ScoreInterval, heldout_line, score_interval
 from langmarl.core.records import Policies, Trajectory
 from langmarl.llm.tracker import UsageLedger
 from langmarl.store import LocalStore, PolicyCheckpoint
-from langmarl.trainer.assembly import assemble_env, role_clients
+from langmarl.trainer.assembly import assemble_env
+from langmarl.trainer.clients import RoleClients
 
 
 async def run_episodes(
@@ -53,9 +54,8 @@ async def run_episodes(
 
 
 def _tasks(env: BaseEnvironment, split: str, episodes: int | None, default: int) -> list[Any]:
-    splits = getattr(env, "splits", None)
-    if isinstance(splits, dict) and split in splits:
-        tasks = list(splits[split])
+    if env.splits is not None and split in env.splits:
+        tasks = list(env.splits[split])
         return tasks[:episodes] if episodes is not None else tasks
     return env.sample_tasks(episodes or default, split=split, rng=random.Random(0))
 
@@ -87,7 +87,7 @@ class OpenedRun:
         if data is None:
             raise ConfigError(f"{path} has no config.json; is it a langmarl run directory?")
         config = config_from_dict(data)
-        clients = role_clients(config)
+        clients = RoleClients.from_config(config)
         ledger = clients.ledger
         env = assemble_env(config, clients)
         if isinstance(env, StepAware):  # e.g. PARL's λ: every checkpoint scored alike, at
@@ -209,7 +209,7 @@ def compare_run(
         "run_id": run.run_id,
         "split": split,
         "env": run.config.env,
-        "greedy": hasattr(run.env, "exploring"),  # such envs answer greedily unless exploring
+        "greedy": isinstance(run.env, Exploring),  # answers greedily unless exploring
         "initial": initial,
         "final": {**final, "iteration": last},
         "difference": final["avg_reward"] - initial["avg_reward"],

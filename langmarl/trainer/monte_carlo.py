@@ -35,29 +35,22 @@ from langmarl.core.aio import run_sync
 from langmarl.core.base import BaseCritic, BaseEnvironment, BaseOptimizer, BaseReward
 from langmarl.core.errors import ConfigError, LangmarlError, LLMError
 from langmarl.core.records import Evaluation, Gradient, Policies, PolicyUpdate, Trajectory
-from langmarl.core.secrets import environment_secrets, llm_secrets, redacting_logs
-from langmarl.llm.client import LLMClient
+from langmarl.core.secrets import redacting_logs
 from langmarl.llm.tracker import UsageLedger
 from langmarl.store import LocalStore, PolicyCheckpoint, RunLogger, TrajectoryStore
 from langmarl.textgrad.grounding import check_grounding
 from langmarl.tracking.export import MetricsFollower, reporting
 from langmarl.trainer.callbacks import Callback, LoggingCallback
+from langmarl.trainer.clients import RoleClients
 from langmarl.trainer.decisions import DecisionLog, check_validation_size
 from langmarl.trainer.health import check_failures
 from langmarl.trainer.phases import PhaseHooks, PhaseRunner, WorkerLimits
+from langmarl.trainer.run_files import record_config, sync_progress
 from langmarl.trainer.stats import iteration_stats
 from langmarl.trainer.validation import Validator
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-
-
-def bind_client(client: LLMClient | None, role: str, ledger: UsageLedger) -> LLMClient | None:
-    """``client`` recording into ``ledger`` under ``role`` (a client that already has a
-    ledger is left alone)."""
-    if client is None or client.ledger is not None:
-        return client
-    return LLMClient(client.config, role=role, ledger=ledger, backend=client.backend)
 
 
 class MonteCarloTrainer:
@@ -72,11 +65,15 @@ class MonteCarloTrainer:
         optimizer: Generates gradients and updates policies.
         reward_fn: Optional verified reward; replaces each episode's env reward (the env's
             is kept in ``metadata["env_reward"]``).
-        store: Where the run lives (default: ``LocalStore(config.experiment_dir)``).
+        store: Where the run lives (default: ``LocalStore(config.runs_dir)``).
         callbacks: Hooks (default: ``[LoggingCallback()]``).
-        run_id: The run's directory name (default: ``config.run_id``, else ``exp_name``).
-            Training again with the same id resumes the run instead of starting a new one.
-        ledger: Usage by role (default: the components' own, else a new one).
+        run_id: The run's directory name (default: ``config.chosen_run_id()``: its
+            ``run_id``, else ``exp_name``). Training again with the same id resumes the run.
+        ledger: Usage by role, for parts built without ``clients`` (default: the one their
+            clients record into, else a new one).
+        clients: The run's clients and ledger (:class:`~langmarl.trainer.clients.RoleClients`,
+            as the run's assembly makes them); default: the parts' own, made to record into
+            one ledger by role (:meth:`RoleClients.of_parts`).
     """
 
     def __init__(
@@ -91,6 +88,7 @@ class MonteCarloTrainer:
         *,
         run_id: str | None = None,
         ledger: UsageLedger | None = None,
+        clients: RoleClients | None = None,
     ) -> None:
         if not isinstance(config, BaseConfig):
             raise ConfigError(
@@ -100,12 +98,14 @@ class MonteCarloTrainer:
             )
         self.config, self.env, self.critic, self.optimizer = config, env, critic, optimizer
         self.reward_fn = reward_fn
-        self.run_id = run_id or getattr(config, "run_id", None) or config.exp_name
-        self.store = store or LocalStore(config.experiment_dir)
+        self.run_id = run_id or config.chosen_run_id()
+        self.store = store or LocalStore(config.runs_dir)
         self.callbacks = [LoggingCallback()] if callbacks is None else list(callbacks)
-        self.ledger = ledger or self._find_ledger() or UsageLedger()
-        self._bind_clients()
-        self.store.redact.add(self._secrets())
+        self.clients = clients or RoleClients.of_parts(config, env, critic, optimizer, ledger)
+        self.clients.equip_parts(env, critic, optimizer)
+        self.ledger = self.clients.ledger
+        self.store.redact.add(self.clients.secrets(config))
+        env.size_team(config.num_agents)
         self.agent_ids = list(env.agent_ids)
         self.checkpoint = PolicyCheckpoint(
             self.store,
@@ -126,44 +126,6 @@ class MonteCarloTrainer:
         self.stop_reason: str | None = None
         self._status = "running"
         self.seed: int = 0
-
-    # -- wiring -----------------------------------------------------------------------------
-    def _client_slots(self) -> list[tuple[Any, str, str]]:
-        """(holder, attribute, role) of every LLM client the components use."""
-        return [
-            (self.env, "llm", "actor"),
-            (self.env, "judge_llm", "judge"),
-            (self.critic, "llm", "critic"),
-            (self.optimizer, "llm", "optimizer"),
-        ]
-
-    def _clients(self) -> list[LLMClient]:
-        found = [getattr(holder, attr, None) for holder, attr, _ in self._client_slots()]
-        return [c for c in found if isinstance(c, LLMClient)]
-
-    def _find_ledger(self) -> UsageLedger | None:
-        return next((c.ledger for c in self._clients() if c.ledger), None)
-
-    def _bind_clients(self) -> None:
-        """Give the env an actor client if it has none, and make every client record its
-        usage into the run's ledger under its role."""
-        if getattr(self.env, "llm", None) is None:
-            self.env.set_llm(LLMClient(self.config.get_actor_llm()))
-        for holder, attr, role in self._client_slots():
-            client = getattr(holder, attr, None)
-            if not isinstance(client, LLMClient):
-                continue
-            bound = bind_client(client, role, self.ledger)
-            if holder is self.env and attr == "llm":
-                self.env.set_llm(bound)
-            else:
-                setattr(holder, attr, bound)
-
-    def _secrets(self) -> set[str]:
-        clients = [c.config for c in self._clients()]
-        c = self.config
-        roles = [c.llm, c.actor_llm, c.critic_llm, c.optimizer_llm]
-        return llm_secrets([*clients, *roles]) | environment_secrets()
 
     def _make_validator(self) -> Validator | None:
         """The validator of ``validate_updates`` (``None`` when off).
@@ -198,8 +160,8 @@ class MonteCarloTrainer:
         """Open (or resume) the run; return the first iteration still to do."""
         info = self.store.start_run(
             self.run_id,
-            getattr(self.env, "run_kind", "language"),
-            env=getattr(self.env, "name", type(self.env).__name__),
+            self.env.run_kind,
+            env=self.env.name,
             agent_ids=self.agent_ids,
             paradigm=self.config.paradigm,
             target_iterations=target,
@@ -213,7 +175,7 @@ class MonteCarloTrainer:
         self.seed = int(info["seed"])
         if self.validator is not None:
             self.validator.open(self.env, self.seed)
-        self._record_config(self.config.model_dump(mode="json"))
+        record_config(self.store, self.run_id, self.config.model_dump(mode="json"), self.logger)
         latest = self.checkpoint.latest_iteration()
         if latest is None:
             latest = self.config.start_iteration
@@ -221,32 +183,12 @@ class MonteCarloTrainer:
         self._sync_metrics()
         return latest
 
-    def _record_config(self, current: dict[str, Any]) -> None:
-        """Write ``config.json``; when a resumed run's config changed (e.g. ``--set
-        num_iterations=5``), keep the earlier one in ``config_history.jsonl`` and log which
-        fields changed, so the run records every config it was trained with."""
-        previous = self.store.read_json(self.run_id, "config.json")
-        if previous == current:
-            return
-        if previous is not None:
-            changed = sorted(k for k in {*previous, *current} if previous.get(k) != current.get(k))
-            self.store.append_event(self.run_id, "config_history.jsonl", previous)
-            self.logger.info(f"config changed on resume: {', '.join(changed)}")
-        self.store.write_json(self.run_id, "config.json", current)
-
     def _sync_metrics(self) -> list[dict[str, Any]]:
-        """Rewrite ``metrics.json`` and the run's progress from the checkpoints."""
-        metrics = self.checkpoint.all_stats()
-        self.store.save_metrics(self.run_id, metrics)
+        """Rewrite ``metrics.json`` and the run's progress from the checkpoints, and feed
+        the trackers."""
+        metrics = sync_progress(self.store, self.run_id, self.checkpoint)
         if self._follower is not None:
             self._follower.sync()
-        rewards = [m.get("avg_reward", 0.0) for m in metrics]
-        self.store.update_run(
-            self.run_id,
-            completed_iterations=len(metrics),
-            best_reward=max(rewards) if rewards else None,
-            last_reward=rewards[-1] if rewards else None,
-        )
         return metrics
 
     async def atrain(self, num_iterations: int | None = None) -> list[dict[str, Any]]:

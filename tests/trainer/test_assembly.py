@@ -10,15 +10,17 @@ from langmarl.config.base import BaseConfig
 from langmarl.core.errors import ConfigError
 from langmarl.envs.registry import EnvRegistry
 from langmarl.llm.config import LLMConfig
-from langmarl.trainer.assembly import assemble_trainer, role_clients
+from langmarl.trainer.assembly import assemble_trainer
 from langmarl.trainer.callbacks import Callback
+from langmarl.trainer.clients import RoleClients
 
 
 class JudgedEnv(EchoEnv):
+    uses_judge = True
+
     def __init__(self, config: Any = None) -> None:
         super().__init__()
         self.config = config
-        self.judge_llm: Any = None
 
 
 class Hook(Callback):
@@ -69,5 +71,14 @@ def test_an_env_not_built_yet_is_a_clear_error_before_any_client(tmp_path: Path)
 
 
 def test_role_clients_judge_shares_the_critic_model(tmp_path: Path) -> None:
-    clients = role_clients(_config(tmp_path).model_copy(update={"critic_llm": None}))
+    clients = RoleClients.from_config(_config(tmp_path).model_copy(update={"critic_llm": None}))
+    assert clients.judge is not None and clients.critic is not None
     assert clients.judge.config is clients.critic.config and clients.judge.role == "judge"
+
+
+def test_the_trainer_uses_the_assembled_clients_and_makes_none(tmp_path: Path) -> None:
+    trainer = assemble_trainer(_config(tmp_path), registry=_registry(), callbacks=[])
+    clients = trainer.clients
+    assert trainer.env.llm is clients.actor and trainer.env.judge_llm is clients.judge
+    assert trainer.critic.llm is clients.critic and trainer.optimizer.llm is clients.optimizer
+    assert trainer.ledger is clients.ledger

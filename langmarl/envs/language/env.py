@@ -65,6 +65,8 @@ class LanguageEnv(BaseEnvironment):
 
     name = "language"
     reward_range = (0.0, 1.0)  # qa (F1/exact), math, coding and writing rewards
+    uses_judge = True  # writing rewards and verified qa rewards
+    splits: dict[str, list[Task]]
 
     def __init__(
         self,

@@ -33,6 +33,7 @@ from langmarl.envs.pistonball.summary import Groups, records_from_log, summarise
 if TYPE_CHECKING:
     from langmarl.config.envs import PistonballConfig
     from langmarl.envs.pistonball.env import PistonballEnv
+    from langmarl.llm.client import LLMClient
 
 
 def region_trajectory(trajectory: Trajectory, regions: Groups, segments: int) -> Trajectory:
@@ -75,13 +76,13 @@ class RegionCredit(BaseCritic):
         self.segments = segments
 
     @property
-    def llm(self) -> Any:
+    def llm(self) -> LLMClient | None:
         """The wrapped critic's client (the trainer records its usage as ``critic``)."""
-        return getattr(self.critic, "llm", None)
+        return self.critic.llm
 
     @llm.setter
-    def llm(self, client: Any) -> None:
-        self.critic.llm = client  # type: ignore[attr-defined]
+    def llm(self, client: LLMClient | None) -> None:
+        self.critic.llm = client
 
     async def aevaluate(
         self,

@@ -52,6 +52,7 @@ class PosterEnv(Exploring, BaseEnvironment):
     """
 
     name = "poster"
+    splits: dict[str, list[dict[str, Any]]]
 
     def __init__(
         self,

@@ -37,7 +37,7 @@ import time
 from collections.abc import Iterator
 from typing import Any, cast
 
-from langmarl.core.base import Exploring
+from langmarl.core.base import Exploring, ScoresOutputs
 from langmarl.core.errors import ConfigError, RunFailedError
 from langmarl.core.records import PolicyUpdate, Trajectory
 from langmarl.llm.tracker import UsageLedger
@@ -186,7 +186,7 @@ class PoolTrainer(MonteCarloTrainer):
         return picked[:count]
 
     def _credit(self, episodes: list[Trajectory]) -> Credit:
-        scorer = getattr(self.env, "score_outputs", None)
+        scorer = self.env.score_outputs if isinstance(self.env, ScoresOutputs) else None
         credit = assign_credit(episodes, self.agent_ids, scorer)
         if credit.source == "team":
             self._say_once(
