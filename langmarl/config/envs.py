@@ -166,6 +166,31 @@ class PosterConfig(BaseConfig):
         return value
 
 
+class ReferenceConfig(BaseConfig):
+    """The ``reference`` game (Lewis game) in language space: a speaker names the target
+    among generated items in a word, a listener picks it by label
+    (:mod:`langmarl.envs.reference`)."""
+
+    env: str = "reference"
+    num_agents: int = Field(default=2, ge=2, le=2)
+    """Two agents: ``speaker`` and ``listener``."""
+    condition: Literal["far", "close"] = "close"
+    """``far``: items share no attribute value; ``close``: the distractors differ from the
+    target in one attribute only, so the speaker must name that one."""
+    num_items: int = Field(default=3, ge=2, le=3)
+    """Items per episode (chance is 1 / num_items)."""
+    message_words: int = Field(default=1, ge=1, le=3)
+    """Words of the speaker's answer the listener hears (the first ones)."""
+    num_train: int = Field(default=500, ge=1)
+    """Generated training episodes."""
+    num_eval: int = Field(default=30, ge=1)
+    """Held-out episodes (targets never seen in training), as MAGRPO's ``num_eval``."""
+    listener: Literal["rank", "generate"] = "rank"
+    """How the listener picks: ``rank`` takes the item under which the heard word is most
+    likely (a local model's log-probabilities; the listener's policy is not used), or
+    ``generate`` asks the listener's policy for a label."""
+
+
 class TicTacToeConfig(BaseConfig):
     """TicTacToe in language space: one LLM player (X) whose system prompt is trained
     against an :class:`~langmarl.envs.text.tictactoe.Opponent`."""

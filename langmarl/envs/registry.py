@@ -180,6 +180,12 @@ def _builtin_registry() -> EnvRegistry:
         config="langmarl.config.envs:PosterConfig",
     )
     registry.register(
+        "reference",
+        "langmarl.envs.reference.env:ReferenceEnv",
+        description="Reference (Lewis) game: a speaker's word lets a listener pick the target",
+        config="langmarl.config.envs:ReferenceConfig",
+    )
+    registry.register(
         "tictactoe",
         "langmarl.envs.text.factories:make_tictactoe",
         description="TicTacToe: an LLM (X) against an optimal or random O; text env",
