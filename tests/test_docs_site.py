@@ -85,3 +85,29 @@ def test_every_relative_link_of_the_readme_exists() -> None:
     local = [t for t in targets if "://" not in t]
     assert local, "the README links to the docs"
     assert [t for t in local if not (REPO / t).exists()] == []
+
+
+RAW_ROLE = re.compile(r":(?:py:)?(?:meth|func|class|mod|attr|data|exc|obj|const):(?:`|<code>)")
+"""A Sphinx role as a page would show it raw: as typed, or with its target made a code span."""
+
+
+@pytest.mark.slow
+def test_the_api_reference_shows_no_raw_sphinx_roles(site: Path) -> None:
+    # docs/_hooks/sphinx_roles.py rewrites the docstrings' roles as code before rendering
+    pages = sorted((site / "api").rglob("*.html"))
+    assert len(pages) >= 10
+    raw = {
+        page.relative_to(site).as_posix(): RAW_ROLE.findall(page.read_text(encoding="utf-8"))
+        for page in pages
+    }
+    assert {page: found for page, found in raw.items() if found} == {}
+    store = (site / "api/store/index.html").read_text(encoding="utf-8")
+    assert "created on <code>start</code>" in store  # RunDir's ":meth:`start`", as code
+
+
+@pytest.mark.slow
+def test_the_site_asks_no_other_host_for_fonts(site: Path) -> None:
+    # theme.font: false: the system's fonts, so the site renders offline
+    for page in ("index.html", "api/store/index.html"):
+        html = (site / page).read_text(encoding="utf-8")
+        assert "fonts.googleapis.com" not in html and "fonts.gstatic.com" not in html, page
