@@ -36,6 +36,7 @@ from langmarl.web.pages import mount_pages
 from langmarl.web.routes import (
     benchmarks,
     catalogs,
+    export,
     files,
     jobs,
     language,
@@ -55,7 +56,7 @@ if TYPE_CHECKING:
 
 ROUTE_MODULES = (
     runs, language, pool, weights, reward, benchmarks, files, trash, stream, jobs, resources,
-    catalogs,
+    catalogs, export,
 )  # fmt: skip
 
 
