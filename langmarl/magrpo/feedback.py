@@ -11,12 +11,19 @@ with that branch's histories. Modes:
 - ``expert_edits``: an LLM (through :mod:`langmarl.llm`; the embedded model by default, any
   preset or LLM config file with ``model=``, a run file's ``external.expert_model``) proposes
   edits to the combined code.
+- ``"package.module:function"``: your own transition, named in a run file like an
+  environment's entry point (:func:`~langmarl.core.entry_points.load_entry_point`). The
+  function is called as an :class:`~langmarl.core.transitions.ExternalTransition` (CoMLRL's
+  five arguments; write it as a function of one ``Branch`` wrapped with ``transition_from``);
+  a name that does not import, or names no callable, fails the run file in one line.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any
+
+from pydantic import AfterValidator
 
 from langmarl.core.errors import ConfigError
 from langmarl.core.transitions import Branch, ExternalTransition, transition_from
@@ -27,7 +34,7 @@ from langmarl.magrpo.codecheck import extract_code, run_tests, select_tests, sta
 if TYPE_CHECKING:
     from langmarl.llm.config import LLMConfig
 
-FeedbackMode = Literal["plain", "level_feedback", "expert_edits"]
+BUILT_IN_MODES = ("plain", "level_feedback", "expert_edits")
 TestsLookup = Mapping[str, Sequence[str]] | Callable[[str], Sequence[str]]
 
 
@@ -148,12 +155,55 @@ FEEDBACK_MODES: dict[str, Callable[..., ExternalTransition]] = {
 }
 
 
-def make_external(mode: str, **options: Any) -> ExternalTransition:
-    """Build a built-in external transition by name (``options`` go to its factory).
+def named_transition(entry_point: str) -> ExternalTransition:
+    """The transition a ``"package.module:function"`` string names.
 
     Raises:
-        ConfigError: for an unknown mode or missing options.
+        ConfigError: in one line, when it does not import or names no callable.
     """
+    from langmarl.core.entry_points import load_entry_point
+
+    module, _, name = entry_point.partition(":")
+    if not module or not name:
+        raise ConfigError(
+            f"external mode {entry_point!r} is not 'package.module:function': name the "
+            f"module and the function, or use one of {list(BUILT_IN_MODES)}"
+        )
+    found = load_entry_point(entry_point, "the external transition")
+    if not callable(found):
+        raise ConfigError(
+            f"external mode {entry_point!r} is a {type(found).__name__}, not a function: "
+            "name a transition function (see langmarl.core.transitions.ExternalTransition)"
+        )
+    return found
+
+
+def _known_mode(mode: str) -> str:
+    """``mode`` if it is built in or names a transition that loads (did-you-mean else)."""
+    if ":" in mode:
+        named_transition(mode)
+    elif mode not in BUILT_IN_MODES:
+        hint = did_you_mean(mode, BUILT_IN_MODES)
+        raise ConfigError(
+            f"external mode {mode!r} is unknown.{hint} Use one of {list(BUILT_IN_MODES)} "
+            "or your own transition as 'package.module:function'"
+        )
+    return mode
+
+
+FeedbackMode = Annotated[str, AfterValidator(_known_mode)]
+"""A built-in mode or ``"package.module:function"`` (checked when the run file loads)."""
+
+
+def make_external(mode: str, **options: Any) -> ExternalTransition:
+    """Build an external transition by name: a built-in one (``options`` go to its
+    factory) or the one a ``"package.module:function"`` string names (no options).
+
+    Raises:
+        ConfigError: for an unknown mode, a name that does not load, or missing options.
+    """
+    if ":" in mode:
+        return named_transition(mode)
     if mode not in FEEDBACK_MODES:
         hint = did_you_mean(mode, FEEDBACK_MODES)
         raise ConfigError(
