@@ -41,7 +41,7 @@ class TaskSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: Literal["coding", "writing", "poster"] = "writing"
+    name: Literal["coding", "writing", "poster", "reference_far", "reference_close"] = "writing"
     """The task (see ``langmarl.magrpo.tasks``)."""
     dataset_path: str | None = None
     """A JSONL file instead of the built-in toy examples (HumanEval format for coding)."""
@@ -212,8 +212,9 @@ def build_magrpo_trainer(config: RunConfig) -> Any:
             f"{len(config.models)}: give {task.num_agents} model names"
         )
     args = config.trainer_config()
-    external = None
-    if args.num_turns > 1:
+    _check_task_turns(task, args)
+    external = task.transition
+    if args.num_turns > 1 and external is None:
         options: dict[str, Any] = {}
         if config.external.mode == "level_feedback":
             options = {"tests": task.feedback_options.get("tests", {})}
@@ -236,6 +237,24 @@ def build_magrpo_trainer(config: RunConfig) -> Any:
     )
     trainer.reward_range = task.reward_range
     return trainer
+
+
+def _check_task_turns(task: Any, args: TrainerConfig) -> None:
+    """Refuse trainer settings a task with its own transition cannot run under.
+
+    Raises:
+        ConfigError: naming the setting to change.
+    """
+    if task.num_turns is not None and args.num_turns != task.num_turns:
+        raise ConfigError(
+            f"task {task.name!r} takes {task.num_turns} turns but trainer.num_turns is "
+            f"{args.num_turns}: set trainer.num_turns to {task.num_turns}"
+        )
+    if task.transition is not None and args.external_prompt_passthrough:
+        raise ConfigError(
+            f"task {task.name!r} builds its next-turn prompts with its formatters: set "
+            "trainer.external_prompt_passthrough to false"
+        )
 
 
 def validate_run_config(data: dict[str, Any], source: str = "the config") -> None:

@@ -6,18 +6,23 @@
   the length ratio of the two.
 - ``poster``: agent 1 labels a topic in one word, agent 2 writes a 3–6 word tagline; a format
   reward the embedded model learns within minutes (:mod:`langmarl.magrpo.poster`).
+- ``reference_far`` / ``reference_close``: the referential game; a speaker's word reaches a
+  listener, who picks the target, through a second turn (:mod:`langmarl.magrpo.reference`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from langmarl.core.errors import ConfigError
 from langmarl.core.files import read_input_jsonl
+from langmarl.core.transitions import ExternalTransition
 from langmarl.core.validation import did_you_mean
+from langmarl.envs.reference.episodes import Condition
 from langmarl.magrpo import prompts
 from langmarl.magrpo.codecheck import extract_code, humaneval_asserts, run_tests, static_check
 from langmarl.magrpo.policy import Formatter
@@ -53,6 +58,10 @@ class Task:
     reward_range: tuple[float, float] | None = None
     """The range of one turn's reward, if the task declares it: held-out intervals are
     clipped to the return's range."""
+    transition: ExternalTransition | None = None
+    """The task's own between-turn transition (used instead of the run file's ``external``)."""
+    num_turns: int | None = None
+    """The turns the task needs, if it fixes them (``None``: any)."""
 
 
 # -- coding ----------------------------------------------------------------------------------
@@ -190,6 +199,32 @@ def poster_task(
                       reward_range=(0.0, 1.0))  # fmt: skip
 
 
+# -- reference -------------------------------------------------------------------------------
+
+
+def reference_task(
+    dataset_path: str | None = None,
+    num_train: int | None = None,
+    num_eval: int = 30,
+    *,
+    condition: Condition = "close",
+) -> Task:
+    """The referential game (speaker, listener) over two turns; episodes are generated, so
+    ``dataset_path`` must be ``None``."""
+    from langmarl.magrpo import reference
+
+    if dataset_path is not None:
+        raise ConfigError(
+            f"dataset_path {dataset_path!r} is not used by the reference game: its episodes "
+            "are generated; drop dataset_path"
+        )
+    train, evaluation = reference.reference_items(condition, num_train, num_eval)
+    return Task(name=f"reference_{condition}", num_agents=2, train_dataset=train,
+                eval_dataset=evaluation, formatters=reference.reference_formatters(),
+                reward_func=reference.reference_reward_func, reward_range=(0.0, 1.0),
+                transition=reference.reference_transition(), num_turns=reference.TURNS)  # fmt: skip
+
+
 def read_jsonl_rows(path: Path) -> list[dict[str, Any]]:
     """The JSON objects of a JSONL dataset, one per non-blank line.
 
@@ -234,11 +269,14 @@ TASKS: dict[str, Callable[..., Task]] = {
     "coding": coding_task,
     "writing": writing_task,
     "poster": poster_task,
+    "reference_far": partial(reference_task, condition="far"),
+    "reference_close": partial(reference_task, condition="close"),
 }
 
 
 def get_task(name: str, **options: Any) -> Task:
-    """A ready task by name (``coding``, ``writing``, ``poster``); ``options`` go to its builder."""
+    """A ready task by name (``coding``, ``writing``, ``poster``, ``reference_far``,
+    ``reference_close``); ``options`` go to its builder."""
     if name not in TASKS:
         raise ConfigError(
             f"task {name!r} is unknown.{did_you_mean(name, TASKS)} Use one of {sorted(TASKS)}"

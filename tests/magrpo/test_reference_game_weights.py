@@ -1,0 +1,129 @@
+"""The reference game in weight space: two turns, the speaker's word reaches the listener's
+second-turn prompt through the task's transition, and only the pick is rewarded."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from langmarl.core.errors import ConfigError
+from langmarl.envs.reference.env import ReferenceEnv
+from langmarl.envs.reference.episodes import episode_from_record
+from langmarl.envs.reference.scoring import distinguishing_word
+from langmarl.magrpo.config import MAGRPOConfig
+from langmarl.magrpo.reference import SPEAKER_DONE, heard_message
+from langmarl.magrpo.rollout import JointSample
+from langmarl.magrpo.run import RunConfig, build_magrpo_trainer, load_run_config
+from langmarl.magrpo.tasks import get_task
+from langmarl.magrpo.trainer import MAGRPOTrainer
+
+
+def _sample(example, turn, completions):
+    return JointSample(example, turn, tuple(completions), ("", ""), ((), ()))
+
+
+def test_held_out_episodes_are_the_language_space_ones():
+    for condition in ("far", "close"):
+        task = get_task(f"reference_{condition}", num_eval=30)
+        env = ReferenceEnv(_language_config(condition))
+        assert [e["id"] for e in task.eval_dataset] == [t["id"] for t in env.splits["test"]]
+        assert task.num_turns == 2 and task.transition is not None
+
+
+def _language_config(condition):
+    from langmarl.config.envs import ReferenceConfig
+
+    return ReferenceConfig(condition=condition, num_eval=30)
+
+
+def test_the_transition_carries_the_first_word_into_the_listeners_second_prompt():
+    task = get_task("reference_close", num_eval=2)
+    example = task.eval_dataset[0]
+    speaker, listener = task.formatters
+    assert "Message: (none)" in listener(example) and "Target:" in speaker(example)
+    word = distinguishing_word(episode_from_record(example))
+    next_prompts = task.transition(example["prompt"], [f"{word.title()}, surely.", "B"], 2)
+    assert next_prompts == [SPEAKER_DONE, word]
+    child = {**example, "prompt": next_prompts[1]}
+    assert heard_message(child) == word
+    assert listener(child).endswith(f"Message: {word}\nLetter:")
+    assert speaker({**example, "prompt": next_prompts[0]}) == SPEAKER_DONE
+    silent = task.transition(example["prompt"], ["...", "B"], 2)  # nothing said
+    assert silent[1] == "..." and "Message: ...\n" in listener({**example, "prompt": silent[1]})
+
+
+def test_only_the_second_turn_pick_is_rewarded():
+    task = get_task("reference_far", num_eval=2)
+    example = task.eval_dataset[0]
+    target = episode_from_record(example).target_label
+    wrong = next(label for label in "ABC" if label != target)
+    samples = [
+        _sample(example, 0, ["red", target]),  # a right label before any message: 0
+        _sample(example, 1, ["anything", target]),
+        _sample(example, 1, ["anything", f"{wrong}."]),
+        _sample(example, 1, ["anything", "no idea"]),
+    ]
+    assert task.reward_func(samples) == [0.0, 1.0, 0.0, 0.0]
+
+
+def test_a_dataset_path_is_refused():
+    with pytest.raises(ConfigError, match="generated"):
+        get_task("reference_close", dataset_path="x.jsonl")
+
+
+def test_the_run_files_load_and_wrong_turn_settings_are_refused(monkeypatch):
+    for condition in ("far", "close"):
+        config = load_run_config(f"configs/magrpo/reference_{condition}.json")
+        assert config.task.name == f"reference_{condition}"
+        args = config.trainer_config()
+        assert args.num_turns == 2 and args.discount == 1.0 and args.joint_mode == "cross"
+    data = json.loads(Path("configs/magrpo/reference_close.json").read_text(encoding="utf-8"))
+    built: list[dict] = []
+    monkeypatch.setattr(MAGRPOTrainer, "__init__", lambda self, *a, **k: built.append(k))
+    for change, message in [
+        ({"num_turns": 1}, "set trainer.num_turns to 2"),
+        ({"external_prompt_passthrough": True}, "external_prompt_passthrough to false"),
+    ]:
+        bad = RunConfig(**{**data, "trainer": {**data["trainer"], **change}})
+        with pytest.raises(ConfigError, match=message):
+            build_magrpo_trainer(bad)
+    build_magrpo_trainer(RunConfig(**data))
+    assert built and built[0]["external_transition"] is not None
+
+
+def test_a_training_step_grows_two_turns_with_the_heard_word_in_the_listener_prompt(
+    tiny_models, tmp_path
+):
+    models, tokenizers = tiny_models
+    task = get_task("reference_close", num_train=1, num_eval=1)
+    seen: list[JointSample] = []
+
+    def reward(samples):
+        seen.extend(samples)
+        return task.reward_func(samples)
+
+    config = MAGRPOConfig(
+        output_dir=str(tmp_path / "run"),
+        num_generations=2,
+        num_turns=2,
+        discount=1.0,
+        joint_mode="cross",
+        max_new_tokens=3,
+        max_steps=1,
+        use_chat_template=False,
+        num_threads=1,
+    )
+    trainer = MAGRPOTrainer(models, reward, config, tokenizers=tokenizers,
+                            formatters=task.formatters, train_dataset=task.train_dataset,
+                            external_transition=task.transition)  # fmt: skip
+    metrics = trainer.training_step(task.train_dataset)
+    assert metrics["leaves"] == 4 * 4
+    first = [s for s in seen if s.turn == 0]
+    second = [s for s in seen if s.turn == 1]
+    assert len(first) == 4 and len(second) == 16
+    assert all(s.prompts[0] == SPEAKER_DONE for s in second)
+    for s in second:  # the listener heard this branch's speaker word (or "...")
+        said = s.response_history[0][0]
+        words = [w.lower() for w in "".join(c if c.isalpha() else " " for c in said).split()]
+        assert s.prompts[1].endswith(f"Message: {words[0] if words else '...'}\nLetter:")
+    assert all(f"agent-{i}/loss" in metrics for i in range(2))
