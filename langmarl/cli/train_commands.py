@@ -157,8 +157,7 @@ def train(
     overrides = parse_overrides(set_) | ({"run_id": run_id} if run_id is not None else {})
     resolved = load_config(config, with_runs_dir(overrides, runs_dir))
     if fresh:
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        resolved.run_id = f"{resolved.run_id or resolved.exp_name}-{stamp}"
+        resolved = resolved.with_fresh_run_id(time.strftime("%Y%m%d-%H%M%S"))
     logging.getLogger("langmarl.run").setLevel(logging.ERROR)  # the summary counts the rest
     columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TimeRemainingColumn())  # fmt: skip

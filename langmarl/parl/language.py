@@ -23,8 +23,7 @@ def build_parl_trainer(
     :class:`~langmarl.parl.callbacks.PARLCallback` (λ annealed over iterations, curves
     recorded) after ``callbacks``. ``run_id`` (default: ``config.run_id``, else its
     ``exp_name``) names the run directory inside ``config.runs_dir``."""
-    chosen = run_id if run_id is not None else config.run_id
-    return assemble_trainer(config, run_id=chosen, store=store, callbacks=callbacks)
+    return assemble_trainer(config, run_id=run_id, store=store, callbacks=callbacks)
 
 
 def train_parl_language(config: ParallelTasksConfig, **kwargs: Any) -> list[dict[str, Any]]:

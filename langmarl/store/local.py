@@ -2,7 +2,7 @@
 
 A language run follows the run contract of :mod:`langmarl.store.run` (``run.json`` with
 ``kind`` ``language`` or ``parl_language``, ``metrics.jsonl``, ``logs/events.jsonl``); its
-layout (``<base_dir>/<run_id>/``)::
+layout (``<runs_dir>/<run_id>/``)::
 
     run.json                      the RunRecord: kind, status, pid, config, code version,
                                   agent ids, progress, best reward
@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 import langmarl.store.kinds as kinds
+from langmarl.core.deprecation import deprecated
 from langmarl.core.errors import ConfigError
 from langmarl.core.files import (
     append_jsonl,
@@ -106,13 +107,26 @@ class LocalStore:
     """Filesystem-backed storage of training runs.
 
     Args:
-        base_dir: Directory holding one sub-directory per run.
+        runs_dir: The runs root, holding one sub-directory per run (a config's
+            ``runs_dir``). The reference API's name ``base_dir=`` is still read, with one
+            deprecation line.
         secrets: Values scrubbed from everything written (API keys); more can be added via
             ``store.redact.add``.
     """
 
-    def __init__(self, base_dir: str | Path, secrets: tuple[str, ...] | set[str] = ()) -> None:
-        self.base_dir = Path(base_dir)
+    def __init__(
+        self,
+        runs_dir: str | Path | None = None,
+        secrets: tuple[str, ...] | set[str] = (),
+        *,
+        base_dir: str | Path | None = None,
+    ) -> None:
+        if base_dir is not None:
+            deprecated("LocalStore(base_dir=...)", "LocalStore(runs_dir=...)")
+            runs_dir = base_dir if runs_dir is None else runs_dir
+        if runs_dir is None:
+            raise ConfigError("LocalStore needs runs_dir (the directory holding runs), e.g. 'runs'")
+        self.runs_dir = Path(runs_dir)
         self.redact = Redactor(secrets)
 
     # -- primitives -------------------------------------------------------------------------
@@ -120,11 +134,11 @@ class LocalStore:
         """The directory of run ``run_id``.
 
         Raises:
-            ConfigError: if ``run_id`` would leave ``base_dir``.
+            ConfigError: if ``run_id`` would leave ``runs_dir``.
         """
         if not run_id or "/" in run_id or run_id in {".", ".."}:
             raise ConfigError(f"Invalid run id {run_id!r}: use letters, digits, '-', '_', '.'")
-        return self.base_dir / run_id
+        return self.runs_dir / run_id
 
     def path(self, run_id: str, relpath: str) -> Path:
         """Absolute path of ``relpath`` inside the run."""
@@ -222,15 +236,15 @@ class LocalStore:
         """
         info = self.read_json(run_id, RUN_FILE)
         if info is None:
-            raise ConfigError(f"No run {run_id!r} in {self.base_dir} (no {RUN_FILE}).")
+            raise ConfigError(f"No run {run_id!r} in {self.runs_dir} (no {RUN_FILE}).")
         info = check_schema(self.path(run_id, RUN_FILE), info)
         return true_status(info, kinds.resume_hint(info.get("kind"), self.run_dir(run_id)))
 
     def list_runs(self) -> list[dict[str, Any]]:
         """Every run's info (see :meth:`run_info`), newest first."""
-        if not self.base_dir.is_dir():
+        if not self.runs_dir.is_dir():
             return []
-        runs = [self.run_info(path.parent.name) for path in self.base_dir.glob(f"*/{RUN_FILE}")]
+        runs = [self.run_info(path.parent.name) for path in self.runs_dir.glob(f"*/{RUN_FILE}")]
         return sorted(runs, key=lambda r: r.get("updated_at", 0), reverse=True)
 
     # -- per-iteration records --------------------------------------------------------------

@@ -141,7 +141,7 @@ def evaluate_run(
     ``evals/<split>_iter_NNNN.json``.
 
     Args:
-        run_dir: The run's directory (``<experiment_dir>/<run_id>``).
+        run_dir: The run's directory (``<runs_dir>/<run_id>``).
         split: Task split (``test`` holds tasks never used in training).
         iteration: Checkpoint to evaluate (0 = the starting policies).
         episodes: At most this many tasks (default: the whole split).

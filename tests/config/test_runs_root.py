@@ -196,8 +196,8 @@ def test_dir_is_read_as_runs_dir_with_one_deprecation_line(tmp_path: Path, caplo
 # -- jobs: every kind placed alike -------------------------------------------------------------
 RUN = Path("/jobs/job-1")
 JOB_CONFIGS = [
-    ("language", "quickstart.json", lambda d: config_from_dict(d).experiment_dir),
-    ("parl_language", "parl/language_tiny.json", lambda d: config_from_dict(d).experiment_dir),
+    ("language", "quickstart.json", lambda d: config_from_dict(d).runs_dir),
+    ("parl_language", "parl/language_tiny.json", lambda d: config_from_dict(d).runs_dir),
     ("magrpo", "magrpo/writing_tiny.json", lambda d: str(validate_model(RunConfig, d).run_dir)),
     ("parl_grpo", "parl/grpo_tiny.json", lambda d: str(GRPOFile.from_mapping(d).run_dir)),
     ("p2p", "p2p/halfcheetah_backwards.yaml", lambda d: validate_model(LoopConfig, d).runs_dir),
@@ -219,3 +219,31 @@ def test_a_job_places_a_config_written_with_old_names(caplog) -> None:
     assert validate_model(RunConfig, resolved).run_dir == RUN
     assert resolved["seed"] == 5 and resolved["trainer"] == {"max_steps": 1}
     assert len(_deprecations(caplog)) == 2  # output_dir and seed, once each
+
+
+# -- one name from config to disk, the run id decided once -----------------------------------
+def test_runs_dir_is_the_one_name_from_config_to_store(tmp_path: Path, caplog) -> None:
+    from langmarl.api import build_trainer
+    from langmarl.store import LocalStore
+
+    config = LanguageTaskConfig(llm="local", runs_dir=str(tmp_path), exp_name="e")
+    trainer = build_trainer(config, callbacks=[])
+    assert trainer.store.runs_dir == tmp_path and trainer.run_id == "e"
+    assert _deprecations(caplog) == []  # nothing inside langmarl reads an old name
+    assert config.experiment_dir == str(tmp_path)  # the reference's name, deprecated
+    assert LocalStore(base_dir=tmp_path).runs_dir == tmp_path
+    assert [line.split(":")[0] for line in _deprecations(caplog)] == [
+        "`experiment_dir` is deprecated",
+        "`LocalStore(base_dir=...)` is deprecated",
+    ]
+
+
+def test_the_run_id_is_decided_by_the_config() -> None:
+    from langmarl.api import build_trainer
+
+    named = LanguageTaskConfig(llm="local", exp_name="e", run_id="r")
+    assert LanguageTaskConfig(exp_name="e").chosen_run_id() == "e"
+    assert named.chosen_run_id() == "r"
+    assert named.with_fresh_run_id("20260101-000000").chosen_run_id() == "r-20260101-000000"
+    assert build_trainer(named, callbacks=[]).run_id == "r"
+    assert build_trainer(named, run_id="other", callbacks=[]).run_id == "other"
