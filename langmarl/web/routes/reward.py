@@ -23,6 +23,7 @@ from starlette.concurrency import iterate_in_threadpool
 from langmarl.store import kinds
 from langmarl.web.errors import ApiError
 from langmarl.web.index import RunEntry, require_view
+from langmarl.web.latex import latex_mathml
 from langmarl.web.runfiles import read_json
 from langmarl.web.state import Dashboard, DashboardDep
 
@@ -110,7 +111,8 @@ def iteration_detail(run_id: str, iteration_id: str, board: DashboardDep) -> dic
     detail = {
         "iteration_id": iteration_id, "status": status, "config": record.read_config(),
         "reward_code": record.read_reward_source(),
-        "reward_spec": record.read_reward_spec().model_dump(),
+        "reward_spec": (spec := record.read_reward_spec()).model_dump(),
+        "reward_mathml": latex_mathml(spec.latex),  # None: the page shows the LaTeX as text
         "revised_reward_code": _read_text(record.revised_reward_path),
         "prompt": _read_text(record.prompt_path),
         "judgment": None if judgment is None else judgment.model_dump(),
