@@ -44,6 +44,7 @@ from langmarl.web.routes import (
     resources,
     reward,
     runs,
+    sessions,
     stream,
     trash,
     weights,
@@ -56,7 +57,7 @@ if TYPE_CHECKING:
 
 ROUTE_MODULES = (
     runs, language, pool, weights, reward, benchmarks, files, trash, stream, jobs, resources,
-    catalogs, export,
+    catalogs, export, sessions,
 )  # fmt: skip
 
 
