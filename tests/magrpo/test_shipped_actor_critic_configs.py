@@ -1,0 +1,43 @@
+"""The shipped IAC/MAAC configs run for real (issue 42, item 7): ``langmarl magrpo train`` on
+each file with the embedded SmolLM2 agents, cut to one step and a few tokens, ends
+``completed`` with the algorithm and update schedule the file names."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from langmarl.cli import build_app
+
+SHIPPED = Path(__file__).parents[2] / "configs" / "magrpo"
+# file, algorithm, policy updates in the one step (online: one per turn of the 2-turn episode)
+CONFIGS = [("iac_online.json", "iac", 2), ("maac_online.json", "maac", 2), ("maac.json", "maac", 1)]
+
+
+@pytest.mark.parametrize(("name", "algorithm", "_updates"), CONFIGS)
+def test_the_shipped_config_validates(name: str, algorithm: str, _updates: int) -> None:
+    result = CliRunner().invoke(build_app(), ["magrpo", "train", str(SHIPPED / name), "--dry-run"])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(f"{algorithm} on task writing: 2 agents, 2 turn(s)")
+    online = json.loads((SHIPPED / name).read_text())["trainer"].get("update_every") == "turn"
+    assert online == name.endswith("_online.json")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "algorithm", "updates"), CONFIGS)
+def test_the_shipped_config_trains_a_step(
+    tmp_path: Path, name: str, algorithm: str, updates: int
+) -> None:
+    settings = {"runs_dir": str(tmp_path), "run_id": "run", "trainer.max_steps": "1",
+                "trainer.max_new_tokens": "6", "task.num_eval": "1"}  # fmt: skip
+    overrides = [arg for key, value in settings.items() for arg in ("--set", f"{key}={value}")]
+    args = ["magrpo", "train", str(SHIPPED / name), "--no-plot", *overrides]
+    result = CliRunner().invoke(build_app(), args)
+    assert result.exit_code == 0, result.output
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert (run["kind"], run["status"]) == (algorithm, "completed")
+    [metrics] = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").open()]
+    assert metrics["step"] == 1 and metrics["updates"] == updates
