@@ -189,6 +189,21 @@ class ReferenceConfig(BaseConfig):
     """How the listener picks: ``rank`` takes the item under which the heard word is most
     likely (a local model's log-probabilities; the listener's policy is not used), or
     ``generate`` asks the listener's policy for a label."""
+    agent_models: dict[str, str] = Field(default_factory=dict)
+    """Per agent (``speaker``, ``listener``), the ``model_string`` its actor runs instead of
+    ``actor_llm``'s, e.g. a MAGRPO checkpoint's ``agent-K`` folder (weights, then language)."""
+
+    @field_validator("agent_models")
+    @classmethod
+    def _known_agents(cls, value: dict[str, str]) -> dict[str, str]:
+        for agent in value:
+            if agent not in ("speaker", "listener"):
+                hint = did_you_mean(agent, ["speaker", "listener"])
+                raise ValueError(
+                    f"agent_models names {agent!r}, which is not a reference agent.{hint} "
+                    "Use speaker and/or listener."
+                )
+        return value
 
 
 class TicTacToeConfig(BaseConfig):

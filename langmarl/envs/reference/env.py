@@ -87,6 +87,15 @@ class ReferenceEnv(Exploring, BaseEnvironment):
         test = make_episodes(config.condition, "test", config.num_eval, num_items=items)
         self.splits = {"train": [_task(e) for e in train], "test": [_task(e) for e in test]}
         self.llm = llm
+        self.agent_llms: dict[AgentId, Any] = {}
+        if llm is not None:
+            self.set_llm(llm)
+
+    def set_llm(self, client: Any) -> None:
+        """The actors' client; agents named in ``config.agent_models`` get a client of the
+        same endpoint and ledger running their own model (a weight-trained agent)."""
+        self.llm = client
+        self.agent_llms = {a: client.with_model(m) for a, m in self.config.agent_models.items()}
 
     @property
     def agent_ids(self) -> list[AgentId]:
@@ -138,18 +147,19 @@ class ReferenceEnv(Exploring, BaseEnvironment):
             LLMError: if an actor call fails after the client's retries.
         """
         actor = self.actor_for(policies)
+        speaker, listener = (self.agent_llms.get(a, actor) for a in AGENTS)
         episode = episode_from_record(task)
         seed = task.get("sample_seed") if self.temperature else None
         seen = prompts.speaker_observation(episode)
-        message = await actor.achat_policy(
+        message = await speaker.achat_policy(
             policies["speaker"], seen, temperature=self.temperature, seed=seed
         )
         heard = channel(message, self.config.message_words)
         view = prompts.listener_observation(episode, heard)
         if self.config.listener == "rank":
-            answer, info = await self._rank(actor, episode, heard)
+            answer, info = await self._rank(listener, episode, heard)
         else:
-            reply = await actor.achat_policy(
+            reply = await listener.achat_policy(
                 policies["listener"], view, temperature=self.temperature, seed=seed
             )
             answer, info = reply.strip(), {}

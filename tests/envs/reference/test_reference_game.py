@@ -256,3 +256,16 @@ def test_the_language_configs_load_validate_and_build_the_env():
         )
     with pytest.raises(ValueError, match="condition"):
         ReferenceConfig(condition="near")
+
+
+async def test_an_agent_with_its_own_model_speaks_through_it(monkeypatch) -> None:
+    from langmarl.llm.client import LLMClient
+
+    own = _ranking_llm(_name_the_varying_value)
+    monkeypatch.setattr(LLMClient, "with_model", lambda self, model: own)
+    config = ReferenceConfig(num_eval=1, agent_models={"speaker": "run/agent-0"})
+    env = ReferenceEnv(config, llm=_ranking_llm(lambda seen: "..."))
+    episode = await env.acollect_trajectory(env.default_policies(), env.splits["test"][0])
+    assert episode.reward == 1.0 and len(own.backend.requests) == 1
+    with pytest.raises(ValueError, match="Did you mean 'listener'"):
+        ReferenceConfig(agent_models={"listner": "x"})
