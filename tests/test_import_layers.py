@@ -2,8 +2,12 @@
 
 Every ``import`` counts, at module level and inside functions (a function-level import is
 still a dependency; it only hides a cycle), except those under ``if TYPE_CHECKING:``.
-Lazy ``"module:attr"`` strings (the environment registry's entry points, the packages'
-``_lazy`` tables) are not imports: they are resolved by the caller that asks for them.
+A string entry point ``"langmarl.x.y:attr"`` counts too (it is an import the reader cannot
+see) for the layer order, not for cycles: it loads when asked, so it cannot make an import
+cycle. The registries (``REGISTRIES``) are where such strings are the point — a name mapped
+to the module that implements it, as Gymnasium's ``register`` does — so their strings need
+only resolve (``test_every_entry_point_resolves``). The packages' ``_lazy`` tables name
+modules without ``:attr`` and are not read.
 
 The layers, lowest first (docs/architecture.md, "Layers", says the same in one line).
 A module may import its own layer and the layers below it; within a layer only cycles are
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 from pathlib import Path
 
 import langmarl
@@ -65,6 +70,15 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
 # Entries look like ("langmarl.x.y", "langmarl.z"): "issue N: what moves where".
 ALLOWED_UPWARD: dict[tuple[str, str], str] = {}
 
+ENTRY_POINT = re.compile(r"^(langmarl(?:\.\w+)+):([A-Za-z_]\w*)(?:\.\w+)*$")
+"""A string entry point: ``"langmarl.x.y:attr"`` (``attr`` may go on, ``Class.method``)."""
+REGISTRIES: dict[str, str] = {
+    "langmarl.envs.registry": "environment ids -> their env and config classes (make(id))",
+    "langmarl.store.kinds": "kinds of run -> their readers, checks, plots and evaluations",
+}
+"""Modules whose string entry points register names, resolved by whoever asks for a name;
+they may name any layer. Everywhere else a string entry point obeys the layer order."""
+
 SPACES = ("langmarl.magrpo", "langmarl.p2p", "langmarl.parl", "langmarl.trainer")
 NEVER: list[tuple[str, tuple[str, ...], str]] = [
     # (importers, what they never import, why); type-only imports count here too
@@ -108,15 +122,33 @@ def _targets(node: ast.AST, module: str, is_package: bool) -> list[str]:
     return []
 
 
+def entry_points(tree: ast.AST) -> list[tuple[str, str]]:
+    """``(module, attr)`` of every string entry point in ``tree``."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            match = ENTRY_POINT.match(node.value)
+            if match:
+                found.append((match.group(1), match.group(2)))
+    return found
+
+
 @functools.cache
-def import_graph(type_checking: bool = False) -> dict[str, set[str]]:
+def _files() -> dict[str, Path]:
+    return {module_name(f): f for f in sorted(ROOT.rglob("*.py"))}
+
+
+@functools.cache
+def import_graph(type_checking: bool = False, strings: bool = False) -> dict[str, set[str]]:
     """Module → the package's modules it imports (the deepest module each name names); with
-    ``type_checking``, imports under ``if TYPE_CHECKING:`` count too."""
-    files = {module_name(f): f for f in sorted(ROOT.rglob("*.py"))}
+    ``type_checking``, imports under ``if TYPE_CHECKING:`` count too; with ``strings``, the
+    string entry points of every module but the registries."""
+    files = _files()
     graph: dict[str, set[str]] = {m: set() for m in files}
     for module, file in files.items():
         tree = ast.parse(file.read_text(encoding="utf-8"))
         skip = set() if type_checking else _type_checking_nodes(tree)
+        named = entry_points(tree) if strings and module not in REGISTRIES else []
         for node in ast.walk(tree):
             if id(node) in skip:
                 continue
@@ -125,6 +157,7 @@ def import_graph(type_checking: bool = False) -> dict[str, set[str]]:
                     target = target.rpartition(".")[0]
                 if target and target != module and target.split(".")[0] == PACKAGE:
                     graph[module].add(target)
+        graph[module] |= {target for target, _ in named if target != module}
     return graph
 
 
@@ -191,7 +224,7 @@ def test_no_import_cycles() -> None:
 
 
 def test_no_upward_imports() -> None:
-    graph = import_graph()
+    graph = import_graph(strings=True)
     upward = {
         (module, target)
         for module, targets in graph.items()
@@ -248,3 +281,43 @@ def test_the_checker_sees_imports_inside_functions_not_type_checking_ones() -> N
     assert {"langmarl.api", "langmarl.store.sibling"} <= found
     assert not any(t.startswith("langmarl.cli") for t in found)
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def _top_level_names(tree: ast.Module) -> set[str]:
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {t.id for t in targets if isinstance(t, ast.Name)}
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return names
+
+
+def test_every_entry_point_resolves() -> None:
+    """A string entry point names a module of the package and a name defined at its top
+    level (a module moved or a name renamed fails here, not when a user asks for it)."""
+    files = _files()
+    broken = []
+    for module, file in files.items():
+        for target, attr in entry_points(ast.parse(file.read_text(encoding="utf-8"))):
+            if target not in files:
+                broken.append(f"{module}: no module {target}")
+            elif attr not in _top_level_names(ast.parse(files[target].read_text("utf-8"))):
+                broken.append(f"{module}: {target} defines no {attr}")
+    assert broken == []
+
+
+def test_the_checker_reads_string_entry_points() -> None:
+    tree = ast.parse('X = "langmarl.cli.app:main"\nY = "langmarl.p2p:Cls.method"\nZ = "a:b"')
+    assert entry_points(tree) == [("langmarl.cli.app", "main"), ("langmarl.p2p", "Cls")]
+    graph = import_graph(strings=True)
+    assert all(
+        target in graph[module]
+        for module, file in _files().items()
+        if module not in REGISTRIES
+        for target, _ in entry_points(ast.parse(file.read_text(encoding="utf-8")))
+        if target in _files() and target != module
+    )

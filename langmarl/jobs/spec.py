@@ -64,7 +64,10 @@ class JobSpec(BaseModel):
     name: str | None = None
     """A label; the job id starts with it (default: the kind)."""
     intent: str | None = None
-    """Reward space (p2p) only: the behaviour wanted, in words."""
+    """The behaviour wanted, in words, for a kind whose command takes one before its config
+    (the kind's ``needs_intent`` in :mod:`langmarl.store.kinds`: the reward space's ``p2p``).
+    A fact of the kind, like its command, so the generic job carries it as a field: it is
+    checked against the kind and passed on as the command's argument."""
     env: list[str] = Field(default_factory=list)
     """Environment variables (names) the command receives beyond the base set: the API keys
     its config reads (:mod:`langmarl.jobs.environment`; over the dashboard's API only those
@@ -96,7 +99,8 @@ class JobSpec(BaseModel):
         if needs and not self.intent:
             raise ConfigError(f"a {self.kind} job needs intent: the behaviour wanted, in words")
         if not needs and self.intent is not None:
-            raise ConfigError(f"intent is only used by p2p jobs, not {self.kind!r}: drop it")
+            takers = ", ".join(k.name for k in kinds.all_kinds() if k.needs_intent)
+            raise ConfigError(f"intent is only used by {takers} jobs, not {self.kind!r}: drop it")
         return self
 
 

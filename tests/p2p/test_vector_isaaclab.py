@@ -14,7 +14,7 @@ from langmarl.core.errors import MissingDependencyError
 from langmarl.p2p.learner.train_config import TrainConfig
 from langmarl.p2p.learner.vector import isaaclab_backend
 from langmarl.p2p.learner.vector.backend import make_backend
-from langmarl.p2p.learner.vector.specs import get_isaaclab_spec
+from langmarl.p2p.reward.isaaclab_specs import get_isaaclab_spec
 
 ANT = TrainConfig.for_env("Isaac-Ant-Direct-v0", num_envs=3, batch_size=48, seed=9)
 

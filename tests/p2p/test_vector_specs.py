@@ -9,9 +9,9 @@ from langmarl.core.errors import ConfigError
 from langmarl.p2p.agents.author import reward_templates
 from langmarl.p2p.learner.train_config import TrainConfig
 from langmarl.p2p.learner.vector.batch_reward import is_batched
-from langmarl.p2p.learner.vector.specs import ISAACLAB_SPECS, get_isaaclab_spec, reward_template
 from langmarl.p2p.reward.env_specs import ENV_SPECS, env_catalog
 from langmarl.p2p.reward.function import load_reward_source
+from langmarl.p2p.reward.isaaclab_specs import ISAACLAB_SPECS, get_isaaclab_spec, reward_template
 from langmarl.p2p.reward.validation import check_static
 
 

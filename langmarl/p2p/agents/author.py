@@ -170,9 +170,9 @@ def reward_templates() -> list[dict[str, str]]:
     """The fallback reward template of every env (:func:`fallback_reward`): what a session
     trains when no authored reward validates, and a starting point for writing one; for the
     IsaacLab tasks a batched starter reward
-    (:func:`~langmarl.p2p.learner.vector.specs.reward_template`)."""
-    from langmarl.p2p.learner.vector.specs import isaaclab_reward_templates
+    (:func:`~langmarl.p2p.reward.isaaclab_specs.reward_template`)."""
     from langmarl.p2p.reward.env_specs import ENV_SPECS
+    from langmarl.p2p.reward.isaaclab_specs import isaaclab_reward_templates
 
     mujoco = [{"env_id": env_id, "name": "env_terms", "code": fallback_reward(spec)}
               for env_id, spec in ENV_SPECS.items()]  # fmt: skip

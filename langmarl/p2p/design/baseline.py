@@ -8,13 +8,16 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from langmarl.p2p.agents.author import fallback_reward
 from langmarl.p2p.learner.train_config import TrainConfig
 from langmarl.p2p.reward.env_specs import MujocoEnvSpec
 from langmarl.p2p.session.contracts import CheckResult
 from langmarl.p2p.session.records import IterationRecord
-from langmarl.p2p.session.trainers import Trainer
+
+if TYPE_CHECKING:  # the session passes its trainer in
+    from langmarl.p2p.session.trainers import Trainer
 
 BASELINE_DIR = "baseline"
 """The baseline's directory in the session (not an ``iter_N``: no iteration of the loop)."""

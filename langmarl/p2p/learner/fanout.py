@@ -7,9 +7,10 @@
     wait for every job         (a failed or cancelled job's error becomes its run's error)
     aggregate                  (as the process path: per config, then the judged run)
 
-The session (a space) asks for this module by name (``LoopConfig.backend``), since jobs sit
-above the spaces. Each job runs ``langmarl p2p train-run`` (:mod:`langmarl.p2p.learner.train_job`),
-which trains in one confined executor process, so the reward is confined on every backend.
+The session's default trainer (:func:`~langmarl.p2p.session.trainers.default_trainer`) builds
+a :class:`JobsTrainer` for ``backend`` local or ray; jobs sit below the spaces. Each job runs
+``langmarl p2p train-run`` (:mod:`~langmarl.p2p.learner.train_job`), which trains in one
+confined executor process, so the reward is confined on every backend.
 Local jobs are pinned to free cores among those this process may use (a session itself
 running as a job with four cores trains on those four); Ray reserves ``cpus_per_run`` per
 job and spreads them over its nodes.
@@ -27,6 +28,7 @@ import contextlib
 import logging
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from langmarl.jobs.backend import Backend, open_backend
 from langmarl.jobs.process import GRACE_S
@@ -35,9 +37,11 @@ from langmarl.jobs.spec import JobSpec, Resources
 from langmarl.p2p.learner.executor import RunSpec, aggregate
 from langmarl.p2p.learner.train_config import TrainConfig
 from langmarl.p2p.learner.train_job import KIND
-from langmarl.p2p.session.config import LoopConfig
 from langmarl.p2p.session.contracts import IterationAggregation
 from langmarl.p2p.session.records import IterationRecord
+
+if TYPE_CHECKING:  # the session's settings are read, not built, here
+    from langmarl.p2p.session.config import LoopConfig
 
 logger = logging.getLogger(__name__)
 STOP_POLL_S = 1.0

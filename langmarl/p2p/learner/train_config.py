@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from langmarl.core.validation import validate_model
-from langmarl.p2p.learner.vector.specs import ISAACLAB_PRESETS, Simulator, simulator_problem
+from langmarl.p2p.reward.isaaclab_specs import ISAACLAB_PRESETS, Simulator, simulator_problem
 
 
 class TrainConfig(BaseModel):
@@ -135,7 +135,7 @@ HP_PRESETS: dict[str, dict[str, Any]] = {
     "Swimmer-v5": {"gamma": 0.9999, "batch_size": 64},
     "Reacher-v5": {"num_steps": 512, "batch_size": 64, "gamma": 0.9},
     "InvertedPendulum-v5": {"num_steps": 512, "batch_size": 64, "gamma": 0.98, "n_epochs": 20},
-    **ISAACLAB_PRESETS,  # simulator='isaaclab', a GPU-sized batch (p2p.learner.vector.specs)
+    **ISAACLAB_PRESETS,  # simulator='isaaclab', a GPU-sized batch (p2p.reward.isaaclab_specs)
 }
 """Per-env overrides of the TrainConfig defaults."""
 

@@ -3,7 +3,8 @@
 - :mod:`~langmarl.p2p.reward.function`: the contract (``RewardFunction`` and the legacy
   ``reward_fn`` form) and loading it from source or a file;
 - :mod:`~langmarl.p2p.reward.env_specs`: per MuJoCo env, what ``obs``/``action``/``info``
-  hold for a reward author;
+  hold for a reward author (:mod:`~langmarl.p2p.reward.isaaclab_specs`: the same per IsaacLab
+  task, with its starter rewards and PPO presets);
 - :mod:`~langmarl.p2p.reward.validation` (and ``_harness``, which runs in the sandbox): the
   static and runtime checks a reward passes before anything trains on it.
 

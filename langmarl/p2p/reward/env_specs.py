@@ -146,9 +146,9 @@ def get_env_spec(env_id: str) -> MujocoEnvSpec:
 def env_catalog() -> list[dict[str, object]]:
     """Every env a reward can be written for and what the reward can read in it: its
     ``simulator`` ("mujoco", or "isaaclab" for the tasks of
-    :mod:`langmarl.p2p.learner.vector.specs`), the sizes of ``obs`` and ``action``, the keys of
+    :mod:`langmarl.p2p.reward.isaaclab_specs`), the sizes of ``obs`` and ``action``, the keys of
     ``info``, the description the author sees."""
-    from langmarl.p2p.learner.vector.specs import isaaclab_catalog
+    from langmarl.p2p.reward.isaaclab_specs import isaaclab_catalog
 
     mujoco: list[dict[str, object]] = [
         {"env_id": s.env_id, "simulator": "mujoco", "obs_dim": s.obs_dim, "act_dim": s.act_dim,

@@ -8,7 +8,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from langmarl.core.entry_points import load_entry_point
 from langmarl.p2p.learner.executor import train_runs
 from langmarl.p2p.learner.train_config import TrainConfig
 from langmarl.p2p.reward.validation import ValidationResult, validate_reward_code
@@ -24,8 +23,6 @@ trainer whose runs may outlive a killed session also has ``stop_leftovers(iterat
 called before an iteration is trained (again), and one that trains in worker threads (a
 search's candidates at once) ``interrupt()``, which stops every call (its processes killed)
 when the session is interrupted."""
-JOBS_TRAINER = "langmarl.p2p.learner.fanout:JobsTrainer"
-"""The trainer of ``backend`` local and ray (jobs sit above the spaces: named, not imported)."""
 
 
 def default_validator(source: str, env_id: str) -> ValidationResult:
@@ -37,7 +34,9 @@ def default_trainer(config: LoopConfig) -> Trainer:
     """Executor processes (:func:`train_runs`) with the session's parallelism and timeout,
     or jobs on the session's backend (:mod:`langmarl.p2p.learner.fanout`)."""
     if config.backend != "process":
-        return load_entry_point(JOBS_TRAINER, "the jobs trainer")(config)
+        from langmarl.p2p.learner.fanout import JobsTrainer  # the jobs machinery, when asked
+
+        return JobsTrainer(config)
     stop = threading.Event()
 
     def trainer(

@@ -4,7 +4,7 @@ The MuJoCo path (:mod:`~langmarl.p2p.learner.wrapper`, :mod:`~langmarl.p2p.learn
 steps one Gymnasium env per process. This subpackage steps ``num_envs`` envs as one batch of torch
 tensors, so the same loop can drive a GPU simulator:
 
-- :mod:`~langmarl.p2p.learner.vector.specs`: the IsaacLab tasks a reward can be written for (what
+- :mod:`~langmarl.p2p.reward.isaaclab_specs`: the IsaacLab tasks a reward can be written for (what
   ``obs``/``action``/``info`` hold), beside the MuJoCo specs;
 - :mod:`~langmarl.p2p.learner.vector.backend`: the batched-env protocol and the simulator table
   (``gym_vector``: Gymnasium's ``SyncVectorEnv`` over MuJoCo on the CPU; ``isaaclab``);

@@ -12,7 +12,7 @@ How it drives IsaacLab: ``AppLauncher(headless=True)`` starts Isaac Sim once per
 terminated, time_outs, extras)`` as ``(N, ...)`` tensors on the GPU; the task resets ended
 envs inside the step, so ``obs`` of an ended env is already its next episode's first
 observation and there is no final observation (``VecStep.next_obs`` is ``obs``). ``info``
-holds the spec's :attr:`~langmarl.p2p.learner.vector.specs.IsaacLabEnvSpec.info_sources`, read from
+holds the spec's :attr:`~langmarl.p2p.reward.isaaclab_specs.IsaacLabEnvSpec.info_sources`, read from
 the task's attributes after the step.
 
 What was not checked: that these calls run as written (no GPU here), and that Isaac Sim
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from langmarl.core.errors import MissingDependencyError
 from langmarl.p2p.learner.vector.backend import VecStep
-from langmarl.p2p.learner.vector.specs import IsaacLabEnvSpec, get_isaaclab_spec
+from langmarl.p2p.reward.isaaclab_specs import IsaacLabEnvSpec, get_isaaclab_spec
 
 if TYPE_CHECKING:
     import torch
