@@ -47,6 +47,7 @@ from langmarl.web.routes import (
     sessions,
     stream,
     trash,
+    vlm,
     weights,
 )
 from langmarl.web.security import check_bind, token_guard
@@ -57,7 +58,7 @@ if TYPE_CHECKING:
 
 ROUTE_MODULES = (
     runs, language, pool, weights, reward, benchmarks, files, trash, stream, jobs, resources,
-    catalogs, export, sessions,
+    catalogs, export, sessions, vlm,
 )  # fmt: skip
 
 
