@@ -154,12 +154,13 @@ def test_the_dashboard_in_a_real_browser(
     record = json.loads((runs / job_id / "run.json").read_text())
     assert record["status"] == "cancelled", record
 
-    # compare the two runs' reward curves
+    # compare the two runs: the reward first, a curve per run (tests/web/test_compare_browser.py
+    # covers the metrics picked, the smoothing and the config diff)
     page.goto(f"{url}/")
     for run_id in ("tiny-qa", job_id):
         page.locator(f"tr[data-run='{run_id}'] input[type=checkbox]").check()
     page.click("#compare-selected")
-    expect(page.locator("svg.chart path.series")).to_have_count(2)
+    expect(page.locator("figure.compare-chart").first.locator("path.series")).to_have_count(2)
     screenshot(page, "compare.png", tmp_path)
     assert not errors, errors
 

@@ -15,18 +15,21 @@ function headers(extra = {}) {
   return token ? { ...extra, Authorization: `Bearer ${token}` } : extra;
 }
 
-// Ask for the token and resolve once one is typed (the caller retries with it).
+// Ask for the token and resolve once one is typed (the caller retries with it). Requests
+// refused at the same time (a page loads several at once) all wait for the one dialog.
+let asking = null;
 function askToken(message) {
   const dialog = document.getElementById("token-dialog");
   document.getElementById("token-error").textContent = message || "";
-  return new Promise((resolve) => {
-    const form = document.getElementById("token-form");
-    form.onsubmit = () => {
+  asking ??= new Promise((resolve) => {
+    document.getElementById("token-form").onsubmit = () => {
       sessionStorage.setItem(TOKEN_KEY, document.getElementById("token-input").value.trim());
+      asking = null;
       resolve();
     };
     if (!dialog.open) dialog.showModal();
   });
+  return asking;
 }
 
 async function request(method, path, body, retried = 0) {
@@ -60,6 +63,24 @@ export async function fileUrl(path) {
   const response = await fetch(path, { headers: headers() });
   if (!response.ok) throw new ApiError(response.status, `could not load ${path}`);
   return URL.createObjectURL(await response.blob());
+}
+
+// Save what `path` answers as a file (a run's export), fetched with the token, which a plain
+// <a href download> could not send; the name is the one the server's Content-Disposition gives.
+export async function download(path, fallbackName) {
+  const response = await fetch(path, { headers: headers() });
+  if (!response.ok) {
+    const problem = await response.json().catch(() => ({}));
+    throw new ApiError(response.status, problem.error || `could not download ${path}`, problem.fix);
+  }
+  const disposition = response.headers.get("content-disposition") || "";
+  const name = (disposition.match(/filename="([^"]+)"/) || [])[1] || fallbackName;
+  const url = URL.createObjectURL(await response.blob());
+  const link = Object.assign(document.createElement("a"), { href: url, download: name });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
 // Follow a run's server-sent events; onEvent(name, data) per event. Returns a stop function.

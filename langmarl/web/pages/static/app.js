@@ -1,4 +1,4 @@
-// The router: #/ runs, #/run/<id>, #/compare?ids=a,b, #/jobs, #/benchmarks, #/benchmark/<id>,
+// The router: #/ runs, #/run/<id>, #/compare?ids=a,b[&keys=…&smooth=…], #/jobs, #/benchmarks, #/benchmark/<id>,
 // #/trash.
 
 import { errorBox } from "./dom.js";
@@ -28,7 +28,7 @@ async function route() {
   const views = {
     runs: () => renderRuns(view),
     run: () => renderRun(view, parts[1]),
-    compare: () => renderCompare(view, (params.get("ids") || "").split(",").filter(Boolean), params.get("key")),
+    compare: () => renderCompare(view, (params.get("ids") || "").split(",").filter(Boolean), params),
     jobs: () => renderJobs(view),
     benchmarks: () => renderBenchmarks(view),
     benchmark: () => renderBenchmark(view, parts[1]),

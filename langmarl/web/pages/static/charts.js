@@ -23,10 +23,26 @@ function ticks(lo, hi, count = 5) {
 
 const format = (v) => (Math.abs(v) >= 1000 || (v !== 0 && Math.abs(v) < 0.01) ? v.toExponential(1) : String(Number(v.toFixed(3))));
 
-// series: [{name, xs, ys}] (ys may hold null: a gap). Returns an <svg>; with several series
-// their legend goes under the plot (a row each), never over the lines.
+// TensorBoard's smoothing: an exponential moving average with weight `weight` in [0, 1),
+// debiased so the first points are not pulled towards 0. Gaps (null) stay gaps.
+export function smooth(ys, weight) {
+  if (!(weight > 0)) return ys;
+  let average = 0, count = 0;
+  return ys.map((y) => {
+    if (!Number.isFinite(y)) return y;
+    average = average * weight + (1 - weight) * y;
+    count += 1;
+    return average / (1 - weight ** count);
+  });
+}
+
+// series: [{name, xs, ys, color?, faint?}] (ys may hold null: a gap). Returns an <svg>; with
+// several series their legend goes under the plot (a row each), never over the lines. A faint
+// series (the raw line behind a smoothed one) is drawn thin and pale, with no legend row.
 export function lineChart(series, { title = "", xLabel = "step", width = 560, height = 240 } = {}) {
-  const legendRows = series.length > 1 ? series.length : 0;
+  const named = series.filter((s) => !s.faint);
+  const colorOf = (s) => s.color || COLORS[series.indexOf(s) % COLORS.length];
+  const legendRows = named.length > 1 ? named.length : 0;
   height += legendRows * 14;
   const pad = { left: 56, right: 12, top: title ? 26 : 10, bottom: 40 + legendRows * 14 };
   const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, width, height, class: "chart", role: "img", "aria-label": title });
@@ -52,8 +68,8 @@ export function lineChart(series, { title = "", xLabel = "step", width = 560, he
     svg.append(el("text", { x: sx(t), y: pad.top + h + 16, "text-anchor": "middle", class: "tick" }, format(t)));
   }
   svg.append(el("text", { x: pad.left + w / 2, y: pad.top + h + 32, "text-anchor": "middle", class: "axis-label" }, xLabel));
-  series.forEach((s, index) => {
-    const color = s.color || COLORS[index % COLORS.length];
+  series.forEach((s) => {
+    const color = colorOf(s);
     let d = "", pen = "M";
     s.xs.forEach((x, i) => {
       const y = s.ys[i];
@@ -61,17 +77,19 @@ export function lineChart(series, { title = "", xLabel = "step", width = 560, he
       d += `${pen}${sx(x).toFixed(1)},${sy(y).toFixed(1)} `;
       pen = "L";
     });
-    const path = el("path", { d, fill: "none", stroke: color, "stroke-width": 2, class: "series", "data-name": s.name });
+    const look = s.faint ? { "stroke-width": 1, "stroke-opacity": 0.3, class: "series-raw" } : { "stroke-width": 2, class: "series" };
+    const path = el("path", { d, fill: "none", stroke: color, ...look, "data-name": s.name });
     path.append(el("title", {}, s.name));
     svg.append(path);
+    if (s.faint) return;
     const last = s.xs.map((x, i) => [x, s.ys[i]]).filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y)).pop();
     if (last) svg.append(el("circle", { cx: sx(last[0]), cy: sy(last[1]), r: 3, fill: color }));
   });
   if (legendRows) {
     const longest = Math.floor((w - 16) / 6.5);
-    series.forEach((s, index) => {
+    named.forEach((s, index) => {
       const y = pad.top + h + 50 + index * 14;
-      svg.append(el("rect", { x: pad.left, y: y - 8, width: 10, height: 3, fill: s.color || COLORS[index % COLORS.length] }));
+      svg.append(el("rect", { x: pad.left, y: y - 8, width: 10, height: 3, fill: colorOf(s) }));
       const name = s.name.length > longest ? `${s.name.slice(0, longest - 1)}…` : s.name;
       svg.append(el("text", { x: pad.left + 14, y, class: "legend" }, name));
     });

@@ -52,3 +52,13 @@ export function diffBlock(text) {
     return h("span", { class: `diff-${kind}` }, `${line}\n`);
   }));
 }
+
+// MathML markup from the server (allow-listed there: langmarl/web/latex.py) as a <math>
+// element, parsed as XML so nothing in it is read as HTML; null if it does not parse.
+export function mathElement(markup) {
+  if (!markup) return null;
+  const doc = new DOMParser().parseFromString(markup, "application/xml");
+  const root = doc.documentElement;
+  if (doc.getElementsByTagName("parsererror").length || root.localName !== "math") return null;
+  return document.importNode(root, true);
+}

@@ -4,7 +4,7 @@
 
 import { api, fileUrl, postEvents, runPath } from "../api.js";
 import { lineChart } from "../charts.js";
-import { errorBox, fmt, h, section, table } from "../dom.js";
+import { errorBox, fmt, h, mathElement, section, table } from "../dom.js";
 
 function candidatesView(loop) {
   const candidates = loop?.candidates || [];
@@ -16,6 +16,14 @@ function candidatesView(loop) {
     h("td", { class: "num" }, fmt.number(c.mean_return))));
   return h("div", { class: "candidates" }, h("h4", {}, `Candidates (${candidates.length}; ✓ kept)`),
     table(["candidate", "origin", "proposal", "score", "95% CI", "return"], rows));
+}
+
+// The reward's formula drawn from the server's MathML; its LaTeX as text when there is none
+// (malformed LaTeX, or markup the server would not pass).
+function rewardFormula(latex, mathml) {
+  const formula = mathElement(mathml);
+  formula?.setAttribute("alttext", latex);
+  return h("p", { class: "reward-formula", title: latex }, "Reward: ", formula ?? h("code", { class: "latex" }, latex));
 }
 
 async function iterationDetail(runId, iterationId, loop) {
@@ -35,7 +43,7 @@ async function iterationDetail(runId, iterationId, loop) {
   return h("div", { class: "iteration", dataset: { iteration: iterationId } },
     h("h3", {}, iterationId, " ", fmt.status(detail.status?.status || "")),
     candidatesView(loop),
-    detail.reward_spec?.latex ? h("p", {}, "Reward: ", h("code", { class: "latex" }, detail.reward_spec.latex)) : null,
+    detail.reward_spec?.latex ? rewardFormula(detail.reward_spec.latex, detail.reward_mathml) : null,
     detail.reward_spec?.description ? h("p", { class: "muted" }, detail.reward_spec.description) : null,
     h("details", { open: true }, h("summary", {}, "reward code"), h("pre", { class: "code" }, detail.reward_code || "")),
     judgment ? h("div", { class: "judgment" }, h("h4", {}, `Judgment: intent score ${fmt.number(judgment.intent_score)}${judgment.passed ? " (passed)" : ""}`),

@@ -4,7 +4,7 @@
 // reads "unknown" until it starts); metrics lines extend the charts as they land, and any
 // status change, event or new line refreshes the rest (at most every REFRESH_MS).
 
-import { api, follow, runPath } from "../api.js";
+import { api, download, follow, runPath } from "../api.js";
 import { lineChart } from "../charts.js";
 import { errorBox, fmt, h, section, table } from "../dom.js";
 import { languageSections } from "./language.js";
@@ -57,6 +57,23 @@ function charts(scoreKey, metrics) {
   return box;
 }
 
+// Downloads (GET .../export): the metrics as CSV or JSONL, the run's files as a .zip (no
+// checkpoints). Fetched with the token, then saved under the server's file name.
+const EXPORTS = [["csv", "metrics (CSV)"], ["jsonl", "metrics (JSONL)"], ["zip", "files (.zip)"]];
+
+function downloads(runId) {
+  const problem = h("span", { class: "error" });
+  const links = EXPORTS.map(([format, label]) => {
+    const path = runPath(runId, `/export?format=${format}`);
+    return h("a", { href: path, class: "download", dataset: { format }, onclick: (event) => {
+      event.preventDefault();
+      problem.textContent = "";
+      download(path, `${runId}.${format}`).catch((error) => { problem.textContent = error.message; });
+    } }, label);
+  });
+  return h("p", { class: "downloads small" }, "Download: ", links.flatMap((link, i) => (i ? [" · ", link] : [link])), " ", problem);
+}
+
 function header(detail, reload) {
   const run = detail.run;
   const alias = h("input", { value: run.alias || "", placeholder: "alias", "aria-label": "alias", class: "alias" });
@@ -78,7 +95,8 @@ function header(detail, reload) {
     h("div", { class: "toolbar" }, alias, tags, h("button", { onclick: save }, "Save"),
       h("button", { class: `star${run.starred ? " on" : ""}`, onclick: async () => {
         await api.patch(runPath(run.run_id, "/metadata"), { starred: !run.starred }); reload();
-      } }, run.starred ? "★ starred" : "☆ star")));
+      } }, run.starred ? "★ starred" : "☆ star")),
+    downloads(run.run_id));
 }
 
 // An event's fields as "key=value" pairs, numbers to 4 significant digits, iterations
