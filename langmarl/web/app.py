@@ -34,10 +34,12 @@ from langmarl.web.defaults import DEFAULT_HOST, DEFAULT_PORT, MAX_BODY_BYTES
 from langmarl.web.errors import install_handlers
 from langmarl.web.pages import mount_pages
 from langmarl.web.routes import (
+    bench_options,
     benchmarks,
     catalogs,
     export,
     files,
+    iterations,
     jobs,
     language,
     pool,
@@ -56,9 +58,10 @@ from langmarl.web.state import Dashboard
 if TYPE_CHECKING:
     from langmarl.jobs.backend import Backend
 
+# bench_options before benchmarks: /benchmarks/options is not a benchmark's id
 ROUTE_MODULES = (
-    runs, language, pool, weights, reward, benchmarks, files, trash, stream, jobs, resources,
-    catalogs, export, sessions, vlm,
+    runs, language, pool, weights, reward, bench_options, benchmarks, files, trash, stream, jobs,
+    resources, catalogs, export, sessions, vlm, iterations,
 )  # fmt: skip
 
 
