@@ -63,7 +63,7 @@ class ExternalSpec(BaseModel):
     expert_max_tokens: int = Field(default=128, ge=1)
     """expert_edits: answer budget of the expert."""
     expert_model: str | None = None
-    """expert_edits: the expert LLM, a preset name ('gpt-4o-mini', see `langmarl llm list`) or
+    """expert_edits: the expert LLM, a preset name ('gpt-4o-mini', see `langmarl models`) or
     an LLM config file (None: the embedded model)."""
 
     @field_validator("expert_model")
