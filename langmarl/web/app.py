@@ -42,6 +42,7 @@ from langmarl.web.routes import (
     iterations,
     jobs,
     language,
+    monitor,
     pool,
     resources,
     reward,
@@ -61,7 +62,7 @@ if TYPE_CHECKING:
 # bench_options before benchmarks: /benchmarks/options is not a benchmark's id
 ROUTE_MODULES = (
     runs, language, pool, weights, reward, bench_options, benchmarks, files, trash, stream, jobs,
-    resources, catalogs, export, sessions, vlm, iterations,
+    resources, catalogs, export, sessions, vlm, iterations, monitor,
 )  # fmt: skip
 
 
