@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from langmarl.testing.asgi import live_server
 from langmarl.testing.processes import wait_until
@@ -49,3 +50,32 @@ def test_the_server_samples_while_it_runs(tmp_path: Path) -> None:
         assert all(s["time"] > times[-1] for s in later["samples"])
         paths = httpx.get(f"{url}/openapi.json", timeout=30).json()["paths"]
         assert "get" in paths["/api/resources/history"]
+
+
+@pytest.mark.slow
+def test_the_monitor_view_draws_the_history_in_a_real_browser(tmp_path: Path) -> None:
+    """The view module (langmarl/web/pages/static/views/monitor.js) rendered into a page
+    served by a live dashboard: CPU, memory and load charts with lines, no script error."""
+    from playwright.sync_api import expect, sync_playwright
+    from test_dashboard_browser import CHROMIUM, CHROMIUM_FLAGS
+
+    render = """async () => {
+      const { renderMonitor } = await import('/static/views/monitor.js');
+      const box = document.createElement('div');
+      document.body.append(box);
+      renderMonitor(box);
+    }"""
+    with live_server(create_app(tmp_path / "runs")) as url, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(f"{url}/")
+        page.evaluate(render)
+        charts = page.locator("#monitor-charts svg.chart")
+        expect(charts).to_have_count(3, timeout=30_000)
+        for title in ("CPU use", "memory used", "1-minute load"):
+            expect(page.locator("#monitor-charts")).to_contain_text(title)
+        expect(page.locator("#monitor-charts svg.chart path.series")).to_have_count(3)
+        browser.close()
+    assert errors == []
