@@ -71,6 +71,7 @@ def test_the_files_download_as_a_zip_without_checkpoints_or_secrets(
     assert response.status_code == 200
     assert response.headers["content-type"] == "application/zip"
     assert response.headers["content-disposition"] == 'attachment; filename="mag.zip"'
+    assert int(response.headers["content-length"]) == len(response.content)
     archive = zipfile.ZipFile(io.BytesIO(response.content))
     names = set(archive.namelist())
     assert {"mag/run.json", "mag/metrics.jsonl", "mag/heldout.json", "mag/logs/tool.log"} <= names

@@ -18,16 +18,15 @@ redactor again, so a download never holds what ``GET .../files/…`` would not s
 from __future__ import annotations
 
 import json
-import os
 import re
 import tempfile
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
 from fastapi import APIRouter, Query
-from fastapi.responses import FileResponse, Response
-from starlette.background import BackgroundTask
+from fastapi.responses import Response, StreamingResponse
 
 from langmarl.core.files import read_jsonl
 from langmarl.core.secrets import REDACTED
@@ -45,6 +44,8 @@ Format = Literal["csv", "jsonl", "zip"]
 MEDIA_TYPES = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson",
                "zip": "application/zip"}  # fmt: skip
 """Content type of each download."""
+CHUNK_BYTES = 1 << 20
+"""Bytes of the archive sent per chunk."""
 MAX_COMPARED = 12
 """Most runs one comparison takes (a chart of more is unreadable)."""
 
@@ -58,11 +59,11 @@ def download_name(run_id: str, kind: Format) -> str:
 def _metrics_text(board: Dashboard, entry: RunEntry, kind: Format) -> str:
     records = board.scrub([r for r in read_jsonl(entry.path / METRICS_FILE) if isinstance(r, dict)])
     if kind == "csv":
-        return str(metrics_csv(records))
+        return metrics_csv(records)
     return "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
 
 
-def _write_zip(board: Dashboard, run: Path, out: Path) -> None:
+def _write_zip(board: Dashboard, run: Path, out: BinaryIO) -> None:
     """The run's files (:func:`~langmarl.store.export.run_files`, no checkpoints, no hidden
     files) into ``out`` under one folder, text files redacted."""
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
@@ -77,20 +78,31 @@ def _write_zip(board: Dashboard, run: Path, out: Path) -> None:
                 archive.write(path, name)
 
 
-def _zip_response(board: Dashboard, entry: RunEntry, filename: str) -> FileResponse:
-    """The archive, written to a temporary file first (a run's files may not fit in memory)
-    and streamed from it; the file is removed once sent."""
-    handle, temporary = tempfile.mkstemp(prefix="langmarl-export-", suffix=".zip")
-    os.close(handle)
+def _chunks(spool: BinaryIO) -> Iterator[bytes]:
+    """``spool`` from its start, a chunk at a time; closed at the end or when the client
+    goes away (the generator is closed then), which deletes it."""
     try:
-        _write_zip(board, entry.path, Path(temporary))
+        spool.seek(0)
+        while chunk := spool.read(CHUNK_BYTES):
+            yield chunk
+    finally:
+        spool.close()
+
+
+def _zip_response(board: Dashboard, entry: RunEntry, filename: str) -> StreamingResponse:
+    """The archive, written to an anonymous temporary file first (a run's files may not fit
+    in memory; the file has no name, so nothing is left behind whatever happens) and
+    streamed from it."""
+    spool = tempfile.TemporaryFile(prefix="langmarl-export-")  # noqa: SIM115 - _chunks closes it
+    try:
+        _write_zip(board, entry.path, spool)
+        size = spool.tell()
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        spool.close()
         raise
-    return FileResponse(
-        temporary, media_type=MEDIA_TYPES["zip"], filename=filename, headers=UNTRUSTED,
-        background=BackgroundTask(Path(temporary).unlink, missing_ok=True),
-    )  # fmt: skip
+    headers = {**UNTRUSTED, "Content-Length": str(size),
+               "Content-Disposition": f'attachment; filename="{filename}"'}  # fmt: skip
+    return StreamingResponse(_chunks(spool), media_type=MEDIA_TYPES["zip"], headers=headers)
 
 
 @router.get(
