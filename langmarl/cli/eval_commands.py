@@ -1,21 +1,26 @@
 """`langmarl eval RUN`: a run's held-out evaluation, as its kind does it.
 
-The run's recorded kind (:mod:`langmarl.store.kinds`) names its evaluator: the two below for
-language and weight-space runs, a kind's own for any other; a kind without one says in one
-line what to look at instead. A directory without ``run.json`` (a language run older than
-the run contract) is evaluated as a language run.
+The run's recorded kind (:mod:`langmarl.store.kinds`) names its evaluator, a function of its
+space that returns a typed result (language: :func:`langmarl.trainer.evaluation.
+evaluate_language`, weight space: :func:`langmarl.magrpo.heldout.evaluate_weights`); this
+command only renders it — a result it has no table for by its one-line ``headline()``. A kind
+without an evaluator says in one line what to look at instead. A directory without
+``run.json`` (a language run older than the run contract) is evaluated as a language run.
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from langmarl.cli.common import RUN_DIR_FIX, compact_table, console, require_dir
 from langmarl.store.kinds import EvalRequest
+
+if TYPE_CHECKING:
+    from langmarl.trainer.evaluation import HeldoutComparison
 
 
 def register(app: typer.Typer) -> None:
@@ -59,57 +64,52 @@ def eval_run(
             "holds it): evaluate it once it ends; its held-out score is not replaced meanwhile"
         ) from None
     try:
-        kinds.load(spec.evaluate)(run_dir, EvalRequest(split, iteration, episodes))
+        with console.status(f"Evaluating {run_dir} on {split}…"):
+            result = kinds.load(spec.evaluate)(run_dir, EvalRequest(split, iteration, episodes))
     finally:
         lock.release()
+    render_result(run_dir, result)
 
 
-def evaluate_language(run_dir: Path, request: EvalRequest) -> None:
-    """A language run's initial vs final policies on ``request.split``."""
-    from langmarl.trainer.evaluation import compare_run, headline
+def render_result(run_dir: Path, result: Any) -> None:
+    """Print a kind's evaluation result: the language comparison and the weight-space
+    report in full, any other result by its ``headline()`` (nothing for ``None``)."""
+    from langmarl.cli.magrpo_commands import render_report
+    from langmarl.magrpo.heldout import HeldoutReport
+    from langmarl.trainer.evaluation import HeldoutComparison
 
-    split = request.split
-    with console.status(f"Evaluating {run_dir} on {split}…"):
-        result = compare_run(
-            run_dir, split=split, iteration=request.iteration, episodes=request.episodes
-        )
+    if isinstance(result, HeldoutComparison):
+        render_comparison(result)
+    elif isinstance(result, HeldoutReport):
+        render_report(result, run_dir)
+    elif result is not None:
+        console.print(result.headline(), soft_wrap=True, markup=False, highlight=False)
+
+
+def render_comparison(result: HeldoutComparison) -> None:
+    """A language run's initial vs final policies: the table, the difference, the note,
+    where it is saved and the headline."""
     console.print(comparison_table(result))
-    console.print(f"Difference (final − initial): [bold]{result['difference']:+.3f}[/]")
-    if result["note"]:
-        console.print(f"Note: {result['note']}.")
-    console.print(f"Saved to {run_dir / 'evals' / f'{split}_compare.json'}")
+    console.print(f"Difference (final − initial): [bold]{result.difference:+.3f}[/]")
+    if result.note:
+        console.print(f"Note: {result.note}.")
+    if result.saved_to is not None:
+        console.print(f"Saved to {result.saved_to}")
     whole = not console.is_terminal  # one line for scripts, wrapped on a terminal
-    console.print(headline(result), soft_wrap=whole, markup=False, highlight=False)
+    console.print(result.headline(), soft_wrap=whole, markup=False, highlight=False)
 
 
-def evaluate_weights(run_dir: Path, request: EvalRequest) -> None:
-    """A MAGRPO/IAC/MAAC run's untrained vs trained agents on its held-out examples
-    (``request.iteration``: the checkpoint of that step; ``episodes``: examples)."""
-    from langmarl.cli.magrpo_commands import evaluate
-    from langmarl.core.errors import ConfigError
-
-    if request.split != "test":
-        raise ConfigError(
-            "a weight-space run is evaluated on its task's held-out examples only: drop --split"
-        )
-    step = request.iteration
-    checkpoint = "latest" if step is None else str(run_dir / "checkpoints" / f"step-{step:06d}")
-    evaluate(run_dir, checkpoint=checkpoint, num_examples=request.episodes)
-
-
-def comparison_table(result: dict[str, Any]) -> Any:
+def comparison_table(result: HeldoutComparison) -> Any:
     """A rich table of the initial vs final held-out scores, each with n and a 95%
     interval."""
-    from langmarl.core.intervals import ScoreInterval
-
-    initial, final = result["initial"], result["final"]
+    initial, final = result.initial, result.final
     table = compact_table(
-        f"initial (checkpoint {initial['iteration']})",
-        f"final (checkpoint {final['iteration']})",
+        f"initial (checkpoint {initial.iteration})",
+        f"final (checkpoint {final.iteration})",
         lead=("",),
-        title=f"Held-out score · {result['run_id']} · {result['split']}",
+        title=f"Held-out score · {result.run_id} · {result.split}",
     )
-    intervals = [ScoreInterval(**r["interval"]) for r in (initial, final)]
+    intervals = [initial.interval, final.interval]
     rows = {
         "mean reward": [f"{i.mean:.3f}" for i in intervals],
         "95% interval": [
@@ -119,7 +119,7 @@ def comparison_table(result: dict[str, Any]) -> Any:
             {"wilson": "Wilson (success rate)", "t": "t (mean)"}[i.method] for i in intervals
         ],
         "n": [str(i.n) for i in intervals],
-        "failed episodes": [str(r["failed_episodes"]) for r in (initial, final)],
+        "failed episodes": [str(side.failed_episodes) for side in (initial, final)],
     }
     for name, cells in rows.items():
         table.add_row(name, *cells)

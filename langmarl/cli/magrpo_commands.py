@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -66,7 +66,7 @@ def train(
 
 
 def _train_locked(run: RunConfig, resume: str | None, plot: bool) -> None:
-    from langmarl.magrpo.heldout import HeldoutReport, heldout_scores, read_report
+    from langmarl.magrpo.heldout import HeldoutReport, heldout_examples, heldout_scores, read_report
     from langmarl.magrpo.run import build_magrpo_trainer, check_new_run, save_run_config
 
     args = run.trainer_config()
@@ -80,16 +80,21 @@ def _train_locked(run: RunConfig, resume: str | None, plot: bool) -> None:
     if resume:
         trainer.load_checkpoint(resume)
     if run.heldout and report is None and trainer.step == 0:
-        console.print(f"held-out evaluation of the untrained agents ({len(_heldout(trainer))})…")
+        console.print(
+            f"held-out evaluation of the untrained agents ({len(heldout_examples(trainer))})…"
+        )
         report = HeldoutReport(
-            task=run.task.name, before=heldout_scores(trainer, _heldout(trainer), "untrained")
+            task=run.task.name,
+            before=heldout_scores(trainer, heldout_examples(trainer), "untrained"),
         )
         report.write(args.output_dir)
         _print_headline(report, bold=False)
     _train_with_progress(trainer)
     with _status_after_training(trainer):
         if report is not None:
-            report.after = heldout_scores(trainer, _heldout(trainer), f"step {trainer.step}")
+            report.after = heldout_scores(
+                trainer, heldout_examples(trainer), f"step {trainer.step}"
+            )
             report.write(args.output_dir)
             _print_samples(report)
         else:
@@ -165,30 +170,19 @@ def evaluate(
     ),
 ) -> None:
     """Score the untrained and the trained agents greedily on the held-out examples."""
-    from langmarl.magrpo.heldout import HeldoutReport, heldout_scores
-    from langmarl.magrpo.run import build_magrpo_trainer, load_run_dir
+    from langmarl.magrpo.heldout import evaluate_checkpoint
 
-    run = load_run_dir(require_dir(run_dir, "run directory", RUN_DIR_FIX))
-    trainer = build_magrpo_trainer(run)
-    data = _heldout(trainer)[:num_examples]
-    before = heldout_scores(trainer, data, "untrained")
-    trainer.load_checkpoint(checkpoint, for_evaluation=True)
-    after = heldout_scores(trainer, data, f"step {trainer.step}")
-    report = HeldoutReport(task=run.task.name, before=before, after=after)
-    path = report.write(run_dir)
+    require_dir(run_dir, "run directory", RUN_DIR_FIX)
+    render_report(evaluate_checkpoint(run_dir, checkpoint, num_examples), run_dir)
+
+
+def render_report(report: HeldoutReport, run_dir: Path) -> None:
+    """A weight-space held-out report: its first samples, where it is saved, the headline."""
+    from langmarl.magrpo.heldout import HELDOUT_FILE
+
     _print_samples(report)
-    console.print(f"report: {path}")
+    console.print(f"report: {run_dir / HELDOUT_FILE}")
     _print_headline(report)
-
-
-def _heldout(trainer: WeightSpaceTrainer) -> list[dict[str, Any]]:
-    from langmarl.core.errors import ConfigError
-
-    if not trainer.eval_dataset:
-        raise ConfigError(
-            "this run has no held-out examples: set task.num_eval >= 1, or heldout=false"
-        )
-    return trainer.eval_dataset
 
 
 def _train_with_progress(trainer: WeightSpaceTrainer) -> None:

@@ -3,12 +3,17 @@
 ``heldout_scores`` decodes one greedy completion per agent per turn for every held-out
 example and returns each example's return; ``HeldoutReport`` pairs the scores of the agents
 before and after training (same examples, same decoding) and is what ``heldout.json`` in the
-run directory holds and ``langmarl magrpo eval`` prints.
+run directory holds. :func:`evaluate_checkpoint` makes one for a run directory;
+:func:`evaluate_weights` is the weight-space kinds' ``evaluate`` entry point
+(:mod:`langmarl.store.kinds`), whose report ``langmarl eval`` and ``langmarl magrpo eval``
+render.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +23,7 @@ from langmarl.core.errors import ConfigError
 from langmarl.core.intervals import ScoreInterval, heldout_line, score_interval
 from langmarl.magrpo.returns import propagate_returns
 from langmarl.magrpo.rollout import grow_trees
+from langmarl.store.kinds import EvalRequest
 from langmarl.store.run import RunDir
 
 if TYPE_CHECKING:
@@ -131,3 +137,84 @@ def return_bounds(trainer: WeightSpaceTrainer) -> tuple[float, float] | None:
     scale = sum(args.discount**turn for turn in range(args.num_turns))
     low, high = trainer.reward_range
     return low * scale, high * scale
+
+
+def heldout_examples(trainer: WeightSpaceTrainer) -> list[dict[str, Any]]:
+    """The run's held-out examples.
+
+    Raises:
+        ConfigError: if the run has none.
+    """
+    if not trainer.eval_dataset:
+        raise ConfigError(
+            "this run has no held-out examples: set task.num_eval >= 1, or heldout=false"
+        )
+    return list(trainer.eval_dataset)
+
+
+def evaluate_checkpoint(
+    run_dir: str | Path, checkpoint: str = "latest", num_examples: int | None = None
+) -> HeldoutReport:
+    """Score the untrained agents and those of ``checkpoint`` (``latest`` or a
+    ``checkpoints/step-*`` directory) greedily on the run's first ``num_examples`` held-out
+    examples (default: all), and write the report into the run (``heldout.json``).
+
+    Raises:
+        ConfigError: if ``run_dir`` is not a weight-space run, has no held-out examples, or
+            the checkpoint does not exist.
+    """
+    from langmarl.magrpo.run import build_magrpo_trainer, load_run_dir
+
+    run = load_run_dir(Path(run_dir))
+    trainer = build_magrpo_trainer(run)
+    data = heldout_examples(trainer)[:num_examples]
+    before = heldout_scores(trainer, data, "untrained")
+    trainer.load_checkpoint(checkpoint, for_evaluation=True)
+    after = heldout_scores(trainer, data, f"step {trainer.step}")
+    report = HeldoutReport(task=run.task.name, before=before, after=after)
+    report.write(run_dir)
+    return report
+
+
+def evaluate_weights(run_dir: Path, request: EvalRequest) -> HeldoutReport:
+    """A MAGRPO/IAC/MAAC run's untrained vs trained agents on its held-out examples
+    (``request.iteration``: the checkpoint of that step, default the newest;
+    ``request.episodes``: at most this many examples).
+
+    Raises:
+        ConfigError: for a split other than ``test`` (a weight-space task has one held-out
+            set), or as :func:`evaluate_checkpoint`.
+    """
+    if request.split != "test":
+        raise ConfigError(
+            "a weight-space run is evaluated on its task's held-out examples only: drop --split"
+        )
+    step = request.iteration
+    checkpoint = (
+        "latest" if step is None else str(Path(run_dir) / "checkpoints" / f"step-{step:06d}")
+    )
+    return evaluate_checkpoint(run_dir, checkpoint, request.episodes)
+
+
+@dataclass(frozen=True)
+class WeightDetails:
+    """A weight-space run's complete checkpoints and held-out intervals."""
+
+    checkpoints: list[str] = field(default_factory=list)
+    """``step-NNNNNN`` directories, oldest first."""
+    heldout: dict[str, dict[str, Any] | None] | None = None
+    """``before``/``after`` → the interval of ``heldout.json`` (None: no report yet)."""
+
+
+def weight_details(run: Path) -> WeightDetails:
+    """What ``langmarl runs show`` adds for the weight-space run in ``run``. ``heldout.json``
+    is read as plain JSON, so a report of an older layout still shows its intervals."""
+    checkpoints = sorted(p.name for p in (Path(run) / "checkpoints").glob("step-*"))
+    try:
+        report = json.loads((Path(run) / HELDOUT_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        report = None
+    if not isinstance(report, dict):
+        return WeightDetails(checkpoints)
+    parts = {part: (report.get(part) or {}).get("interval") for part in ("before", "after")}
+    return WeightDetails(checkpoints, parts)

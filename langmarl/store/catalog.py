@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, is_dataclass
 from pathlib import Path
 from typing import Any
 
@@ -242,7 +242,9 @@ def describe(path: str | Path) -> RunSummary:
     summary.details["last_metrics"] = metrics[-1] if metrics else None
     spec = kinds.find(summary.kind)
     if spec is not None and spec.details is not None:
-        summary.details.update(kinds.load(spec.details)(summary.path))
+        found = kinds.load(spec.details)(summary.path)
+        typed = is_dataclass(found) and not isinstance(found, type)
+        summary.details.update(asdict(found) if typed else found)
     return summary
 
 
@@ -259,37 +261,3 @@ def language_heldout(run: Path) -> float | None:
     result = _json(run / "evals" / "test_compare.json")
     final = result.get("final") if isinstance(result, dict) else None
     return _number(final.get("avg_reward")) if isinstance(final, dict) else None
-
-
-def weight_details(run: Path) -> dict[str, Any]:
-    """A weight-space run's complete checkpoints and held-out intervals (before, after)."""
-    details: dict[str, Any] = {
-        "checkpoints": sorted(p.name for p in (run / "checkpoints").glob("step-*"))
-    }
-    heldout = _json(run / "heldout.json")
-    if isinstance(heldout, dict):
-        details["heldout"] = {
-            part: (heldout.get(part) or {}).get("interval") for part in ("before", "after")
-        }
-    return details
-
-
-def language_details(run: Path) -> dict[str, Any]:
-    """A language run's checkpoints, its newest policies and their diffs from the first."""
-    from langmarl.store.checkpoint import PolicyCheckpoint
-    from langmarl.store.local import LocalStore
-
-    info = _json(run / RUN_FILE) or {}
-    agent_ids = list(info.get("agent_ids") or [])
-    checkpoint = PolicyCheckpoint(LocalStore(run.parent), run.name, len(agent_ids), agent_ids)
-    iterations = checkpoint.iterations()
-    if not iterations:
-        return {"policies": {}, "diffs": {}, "iterations": []}
-    first, last = iterations[0], iterations[-1]
-    return {
-        "iterations": iterations,
-        "policies": checkpoint.get_policies(last),
-        "diffs": checkpoint.diff_policies(first, last),
-        "diff_from": first,
-        "diff_to": last,
-    }

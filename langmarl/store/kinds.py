@@ -16,7 +16,7 @@ Adding a kind of run::
     from langmarl.store.kinds import RunKindSpec, register
 
     register(RunKindSpec(name="my_kind", title="my trainer", unit="step",
-                         evaluate="my_package.eval:evaluate_run"))
+                         evaluate="my_package.eval:evaluate_run"))  # returns a HeldoutResult
 
 and its trainer writes its runs with ``RunDir(path).start("my_kind", config)``. The built-in
 kinds are registered below, in the same way.
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from langmarl.core.entry_points import EntryPoint, load_entry_point
 from langmarl.core.errors import ConfigError
@@ -48,6 +48,16 @@ class EvalRequest:
     """The iteration (or step) whose policy is evaluated; None: the newest."""
     episodes: int | None = None
     """At most this many held-out tasks (or examples); None: all."""
+
+
+class HeldoutResult(Protocol):
+    """What a kind's ``evaluate`` entry point returns: a typed result (a dataclass or a
+    model; language: :class:`~langmarl.trainer.evaluation.HeldoutComparison`, weight space:
+    :class:`~langmarl.magrpo.heldout.HeldoutReport`) that can say itself in one line."""
+
+    def headline(self) -> str:
+        """``Held-out reward: 0.246 → 0.936 (n=20 …)``: the result in one line."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -91,7 +101,9 @@ class RunKindSpec:
     validate_config: EntryPoint | None = None
     """Entry point ``(config: dict) -> None`` raising ConfigError, as the command checks it."""
     evaluate: EntryPoint | None = None
-    """Entry point ``(run_dir: Path, request: EvalRequest) -> None`` for ``langmarl eval``."""
+    """Entry point ``(run_dir: Path, request: EvalRequest) -> HeldoutResult`` for ``langmarl
+    eval``: it evaluates the run, saves the result in it and returns it typed; callers (the
+    CLI, a job, the dashboard) only render it."""
     no_eval: str = "its curves: `langmarl plot {run}`"
     """What to look at instead, for a kind without :attr:`evaluate`."""
     plot: EntryPoint | None = None
@@ -100,7 +112,9 @@ class RunKindSpec:
     """Entry point ``(run_dir: Path) -> float | None``: the run's held-out score, if it has
     one; the runs list then shows it (labelled ``held-out``) instead of the training score."""
     details: EntryPoint | None = None
-    """Entry point ``(run_dir: Path) -> dict`` of what ``langmarl runs show`` adds."""
+    """Entry point ``(run_dir: Path) -> dataclass | dict`` of what ``langmarl runs show`` and
+    the run page add (language: :class:`~langmarl.trainer.run_files.LanguageDetails`, weight
+    space: :class:`~langmarl.magrpo.heldout.WeightDetails`), merged into the run's summary."""
     reader: EntryPoint | None = None
     """Entry point ``(run_dir: Path) -> object`` reading the kind's own files for its
     dashboard view (reward space: the session record)."""
@@ -208,14 +222,15 @@ def resume_hint(kind: str | None, path: Path) -> str:
 
 # -- the built-in kinds ---------------------------------------------------------------------
 WEIGHT_READER = "langmarl.magrpo.records:WeightRunFiles"
+WEIGHT_DETAILS = "langmarl.magrpo.heldout:weight_details"
 LANGUAGE = RunKindSpec(
     "language", "language space", view="language", unit="iteration", score_key="avg_reward",
     score_label="best reward", best_field="best_reward", done_field="completed_iterations",
     target_field="target_iterations",
     resume_hint="train again with the same config and run id to resume it",
     command=("train",), validate_config="langmarl.config.loading:validate_config",
-    evaluate="langmarl.cli.eval_commands:evaluate_language",
-    plot="langmarl.plots.language:KIND", details="langmarl.store.catalog:language_details",
+    evaluate="langmarl.trainer.evaluation:evaluate_language",
+    plot="langmarl.plots.language:KIND", details="langmarl.trainer.run_files:language_details",
     heldout="langmarl.store.catalog:language_heldout",
 )  # fmt: skip
 MAGRPO = RunKindSpec(
@@ -223,9 +238,9 @@ MAGRPO = RunKindSpec(
     resume_hint="continue it with `langmarl magrpo train RUN_FILE --resume latest`",
     command=("magrpo", "train"), validate_config="langmarl.magrpo.run:validate_run_config",
     resume_command=("magrpo", "train", "{config}", "--resume", "latest"),
-    evaluate="langmarl.cli.eval_commands:evaluate_weights", plot="langmarl.plots.weight:KIND",
+    evaluate="langmarl.magrpo.heldout:evaluate_weights", plot="langmarl.plots.weight:KIND",
     heldout="langmarl.store.catalog:weight_heldout",
-    details="langmarl.store.catalog:weight_details", reader=WEIGHT_READER,
+    details=WEIGHT_DETAILS, reader=WEIGHT_READER,
 )  # fmt: skip
 
 for _spec in (
@@ -246,7 +261,7 @@ for _spec in (
         resume_command=("parl", "grpo", "--config", "{config}", "--resume", "latest"),
         validate_config="langmarl.parl.grpo_config:validate_grpo_file",
         no_eval="its curves: `langmarl parl curves {run}`", plot="langmarl.plots.parl:KIND",
-        details="langmarl.store.catalog:weight_details", reader=WEIGHT_READER,
+        details=WEIGHT_DETAILS, reader=WEIGHT_READER,
         sections=("parl_curves",),
     ),
     RunKindSpec(

@@ -1,9 +1,11 @@
 """Held-out evaluation of a run's policies (``langmarl eval``).
 
-:func:`compare_run` is what ``langmarl eval RUN`` reports: the starting policies and the
-final ones (the newest checkpoint: with validated updates, the best so far) on the same
-held-out tasks, each with n and a 95% interval (:mod:`langmarl.core.intervals`).
-:func:`evaluate_run` evaluates one checkpoint.
+:func:`compare_run` evaluates the starting policies and the final ones (the newest
+checkpoint: with validated updates, the best so far) on the same held-out tasks, each with n
+and a 95% interval (:mod:`langmarl.core.intervals`); :func:`evaluate_run` evaluates one
+checkpoint. :func:`evaluate_language` is the language kinds' ``evaluate`` entry point
+(:mod:`langmarl.store.kinds`): it returns the comparison as a :class:`HeldoutComparison`,
+which ``langmarl eval`` (and any other caller) only renders.
 
 Decisions:
 
@@ -32,6 +34,7 @@ from langmarl.core.intervals import ScoreInterval, heldout_line, score_interval
 from langmarl.core.records import Policies, Trajectory
 from langmarl.llm.tracker import UsageLedger
 from langmarl.store import LocalStore, PolicyCheckpoint
+from langmarl.store.kinds import EvalRequest
 from langmarl.trainer.assembly import assemble_env
 from langmarl.trainer.clients import RoleClients
 
@@ -220,9 +223,79 @@ def compare_run(
     return result
 
 
-def headline(result: dict[str, Any]) -> str:
-    """The :func:`~langmarl.core.intervals.heldout_line` of a :func:`compare_run` result."""
-    before, after = (ScoreInterval(**result[k]["interval"]) for k in ("initial", "final"))
-    split = "" if result["split"] == "test" else f" {result['split']}"
-    what = f"{result.get('env', '')}{split}".strip()
-    return heldout_line(before, after, what, bool(result.get("greedy")))
+@dataclass(frozen=True)
+class CheckpointScore:
+    """One checkpoint's held-out score, as ``evals/<split>_iter_NNNN.json`` holds it (less
+    the episodes)."""
+
+    iteration: int
+    interval: ScoreInterval
+    """Mean reward with its 95% interval and n."""
+    failed_episodes: int = 0
+    """Episodes whose LLM calls failed after retries (scored 0)."""
+    num_episodes: int = 0
+    task_ids: tuple[Any, ...] = ()
+
+    @classmethod
+    def from_result(cls, result: dict[str, Any]) -> CheckpointScore:
+        """From one checkpoint's result dict (:meth:`OpenedRun.evaluate`)."""
+        return cls(
+            iteration=int(result["iteration"]),
+            interval=ScoreInterval.model_validate(result["interval"]),
+            failed_episodes=int(result.get("failed_episodes", 0)),
+            num_episodes=int(result.get("num_episodes", result["interval"]["n"])),
+            task_ids=tuple(result.get("task_ids", ())),
+        )
+
+
+@dataclass(frozen=True)
+class HeldoutComparison:
+    """A language run's initial vs final policies on one split (:func:`compare_run`)."""
+
+    run_id: str
+    split: str
+    initial: CheckpointScore
+    final: CheckpointScore
+    difference: float = 0.0
+    """Final minus initial mean reward."""
+    env: str = ""
+    greedy: bool = False
+    """Whether the env's actors answered greedily (envs that sample only while exploring)."""
+    note: str | None = None
+    """Why initial and final are the same policies, if they are."""
+    saved_to: Path | None = None
+    """The comparison's file in the run (``evals/<split>_compare.json``)."""
+
+    @classmethod
+    def from_result(cls, result: dict[str, Any], saved_to: Path | None = None) -> HeldoutComparison:
+        """From a :func:`compare_run` result."""
+        return cls(
+            run_id=str(result["run_id"]),
+            split=str(result["split"]),
+            initial=CheckpointScore.from_result(result["initial"]),
+            final=CheckpointScore.from_result(result["final"]),
+            difference=float(result["difference"]),
+            env=str(result.get("env", "")),
+            greedy=bool(result.get("greedy")),
+            note=result.get("note"),
+            saved_to=saved_to,
+        )
+
+    def headline(self) -> str:
+        """The :func:`~langmarl.core.intervals.heldout_line` of the comparison."""
+        split = "" if self.split == "test" else f" {self.split}"
+        what = f"{self.env}{split}".strip()
+        return heldout_line(self.initial.interval, self.final.interval, what, self.greedy)
+
+
+def evaluate_language(run_dir: str | Path, request: EvalRequest) -> HeldoutComparison:
+    """A language run's initial vs final policies on ``request.split`` (``request.iteration``:
+    the final checkpoint, default the newest; ``request.episodes``: at most this many tasks),
+    saved in the run as :func:`compare_run` saves it.
+
+    Raises:
+        ConfigError: as :func:`compare_run`.
+    """
+    split = request.split
+    result = compare_run(run_dir, split, request.iteration, request.episodes)
+    return HeldoutComparison.from_result(result, Path(run_dir) / "evals" / f"{split}_compare.json")

@@ -1,15 +1,21 @@
 """What a language run's directory records beside its checkpoints: every config it was
-trained with, and its progress (``metrics.json`` and ``run.json``'s counts).
+trained with, and its progress (``metrics.json`` and ``run.json``'s counts); and what
+``langmarl runs show`` and the dashboard add for a language run (:func:`language_details`,
+the language kinds' ``details`` entry point).
 
-Both are rewritten from what is on disk (the config given, the checkpoints), so a resumed
-run records the same whatever moment the last process stopped at.
+Both records are rewritten from what is on disk (the config given, the checkpoints), so a
+resumed run records the same whatever moment the last process stopped at.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from langmarl.core.records import AgentId, Policies
 from langmarl.store import LocalStore, PolicyCheckpoint, RunLogger
+from langmarl.store.run import RunDir
 
 CONFIG_FILE = "config.json"
 CONFIG_HISTORY_FILE = "config_history.jsonl"
@@ -44,3 +50,38 @@ def sync_progress(
         last_reward=rewards[-1] if rewards else None,
     )
     return metrics
+
+
+@dataclass(frozen=True)
+class LanguageDetails:
+    """A language run's checkpoints, its newest policies and their diffs from the first."""
+
+    iterations: list[int] = field(default_factory=list)
+    """The complete checkpoints (0: the starting policies)."""
+    policies: Policies = field(default_factory=dict)
+    """The newest checkpoint's policies, by agent."""
+    diffs: dict[AgentId, str] = field(default_factory=dict)
+    """Each agent's unified diff from the first checkpoint to the newest ("" unchanged)."""
+    diff_from: int | None = None
+    diff_to: int | None = None
+
+
+def language_details(run: Path) -> LanguageDetails:
+    """What ``langmarl runs show`` adds for the language run in ``run``.
+
+    Raises:
+        RunFileError: if its ``run.json`` is corrupt.
+    """
+    agent_ids = list((RunDir(run).read() or {}).get("agent_ids") or [])
+    checkpoint = PolicyCheckpoint(LocalStore(run.parent), run.name, len(agent_ids), agent_ids)
+    iterations = checkpoint.iterations()
+    if not iterations:
+        return LanguageDetails()
+    first, last = iterations[0], iterations[-1]
+    return LanguageDetails(
+        iterations=iterations,
+        policies=checkpoint.get_policies(last),
+        diffs=checkpoint.diff_policies(first, last),
+        diff_from=first,
+        diff_to=last,
+    )

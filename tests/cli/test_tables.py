@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,9 @@ from langmarl.cli.eval_commands import comparison_table
 from langmarl.cli.parl_commands import CURVE_COLUMNS
 from langmarl.cli.runs_commands import _runs_table
 from langmarl.cli.train_commands import summary_table, usage_table
+from langmarl.core.intervals import ScoreInterval
 from langmarl.store.catalog import RunSummary
+from langmarl.trainer.evaluation import CheckpointScore, HeldoutComparison
 
 ITERATION = {
     "iteration": 12, "avg_reward": 0.4567, "min_reward": 0.0, "max_reward": 1.0,
@@ -44,11 +47,9 @@ def test_training_tables_keep_every_number_whole() -> None:
 
 
 def test_the_heldout_comparison_keeps_its_intervals_whole() -> None:
-    side = {"iteration": 0, "failed_episodes": 0,
-            "interval": {"mean": 0.4567, "low": 0.1234, "high": 0.7891, "n": 20,
-                         "method": "wilson"}}  # fmt: skip
-    result = {"run_id": "a-long-run-name-2026", "split": "test", "initial": side,
-              "final": side | {"iteration": 12}}  # fmt: skip
+    interval = ScoreInterval(mean=0.4567, low=0.1234, high=0.7891, n=20, method="wilson")
+    side = CheckpointScore(iteration=0, interval=interval)
+    result = HeldoutComparison("a-long-run-name-2026", "test", side, replace(side, iteration=12))
     text = render(comparison_table(result))
     assert "[0.123, 0.789]" in text and "0.457" in text and "…" not in text, text
 

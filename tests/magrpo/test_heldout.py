@@ -79,3 +79,15 @@ def test_empty_heldout_set_and_broken_report_say_what_to_do(trainer, tmp_path):
     (tmp_path / HELDOUT_FILE).write_text('{"task": "poster", "bef', encoding="utf-8")
     with pytest.raises(ConfigError, match="magrpo eval"):
         read_report(tmp_path)
+
+
+def test_the_kinds_evaluator_takes_only_the_heldout_set(trainer, tmp_path):
+    from langmarl.magrpo.heldout import evaluate_weights, heldout_examples
+    from langmarl.store.kinds import EvalRequest
+
+    with pytest.raises(ConfigError, match="drop --split"):
+        evaluate_weights(tmp_path, EvalRequest(split="train"))
+    assert heldout_examples(trainer) == HELDOUT
+    trainer.eval_dataset = []
+    with pytest.raises(ConfigError, match=r"task\.num_eval >= 1"):
+        heldout_examples(trainer)

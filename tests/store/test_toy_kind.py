@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -21,10 +22,22 @@ from langmarl.store.run import RunDir
 EVALUATED: list[tuple[Path, EvalRequest]] = []
 
 
-def evaluate_toy(run_dir: Path, request: EvalRequest) -> None:
-    """The toy kind's evaluator: records the call and writes a report into the run."""
+@dataclass(frozen=True)
+class ToyResult:
+    """The toy kind's typed evaluation result."""
+
+    score: float
+
+    def headline(self) -> str:
+        return f"Toy score: {self.score:.2f}"
+
+
+def evaluate_toy(run_dir: Path, request: EvalRequest) -> ToyResult:
+    """The toy kind's evaluator: records the call, writes a report into the run and returns
+    the result, which `langmarl eval` renders by its headline."""
     EVALUATED.append((run_dir, request))
     RunDir(run_dir).write_json("evals/toy.json", {"episodes": request.episodes, "score": 0.9})
+    return ToyResult(0.9)
 
 
 @pytest.fixture
@@ -101,6 +114,7 @@ def test_a_registered_kind_is_evaluated_by_langmarl_eval(toy: RunKindSpec, tmp_p
     result = CliRunner().invoke(build_app(), ["eval", str(run), "--episodes", "4"])
     assert result.exit_code == 0, result.output
     assert [(run, EvalRequest("test", None, 4))] == EVALUATED
+    assert "Toy score: 0.90" in result.output
     assert json.loads((run / "evals" / "toy.json").read_text())["episodes"] == 4
 
 

@@ -13,9 +13,10 @@ from langmarl.cli import build_app
 from langmarl.config import LanguageTaskConfig
 from langmarl.core.errors import ConfigError
 from langmarl.envs.language.datasets import load_tasks
+from langmarl.store.kinds import EvalRequest
 from langmarl.testing.openai_stub import OpenAIStub
 from langmarl.testing.roles import role_of_body
-from langmarl.trainer.evaluation import compare_run
+from langmarl.trainer.evaluation import HeldoutComparison, compare_run, evaluate_language
 
 ANSWERS = {t["question"]: t["ground_truth"] for t in load_tasks("qa", None, None)}
 GOOD = "You are the answerer: you give the GOOD final short answer on an 'Answer:' line."
@@ -74,7 +75,12 @@ def test_eval_compares_initial_and_kept_policies_after_a_resume(tmp_path: Path) 
         metrics = build_trainer(config, callbacks=[]).train(2)  # resumed: BAD rejected
         assert [m["accepted_updates"] for m in metrics] == [2, 0]
         result = compare_run(run)
+        typed = evaluate_language(run, EvalRequest(episodes=1))
         cli = CliRunner().invoke(build_app(), ["eval", str(run)])
+    assert isinstance(typed, HeldoutComparison) and typed.run_id == "ev"
+    assert (typed.initial.iteration, typed.final.iteration, typed.difference) == (0, 2, 1.0)
+    assert typed.final.interval.n == 1 and typed.saved_to == run / "evals" / "test_compare.json"
+    assert typed.headline().startswith("Held-out reward: 0.000 → 1.000 (n=1 ")
     initial, final = result["initial"], result["final"]
     assert (initial["iteration"], final["iteration"]) == (0, 2)
     assert initial["avg_reward"] == 0.0 and final["avg_reward"] == 1.0
