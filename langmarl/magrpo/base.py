@@ -38,7 +38,8 @@ from langmarl.core.errors import ConfigError
 from langmarl.core.secrets import Redactor, environment_secrets
 from langmarl.magrpo import checkpoint as ckpt
 from langmarl.magrpo.config import TrainerConfig
-from langmarl.magrpo.policy import Formatter, build_agents
+from langmarl.magrpo.placement import place_agents
+from langmarl.magrpo.policy import Formatter
 from langmarl.magrpo.returns import propagate_returns
 from langmarl.magrpo.rollout import (
     ExternalTransition,
@@ -111,6 +112,8 @@ class WeightSpaceTrainer:
     reward_range: tuple[float, float] | None = None
     """The range of one turn's reward, when the task declares it (held-out intervals are
     clipped to the return's range, :func:`~langmarl.magrpo.heldout.return_bounds`)."""
+    ray_placement: bool = False
+    """Whether the trainer runs with ``placement="ray"`` (agents as Ray actors)."""
     held_out_evaluation: bool = True
     """Whether the trainer has a held-out evaluation (:meth:`evaluate`). ``False``: the loop
     never evaluates, :meth:`evaluate` returns ``None`` and no ``eval.jsonl`` is written."""
@@ -143,12 +146,18 @@ class WeightSpaceTrainer:
         self.eval_dataset = check_dataset("eval_dataset", eval_dataset, required=False)
         self.governor = ThreadGovernor(explicit_threads(args.num_threads))
         self.governor.adjust()
-        self.agents = build_agents(agents, args, formatters, tokenizers)
+        self.placement, self.agents = place_agents(agents, args, formatters, tokenizers, type(self))
         self.run_dir = Path(args.output_dir)
         self.run = RunDir(self.run_dir, Redactor(environment_secrets()), self.resume_hint)
         self.step = 0
         self.skipped_nonfinite = 0
         self.restore_optimizers = True  # off while load_checkpoint loads agents to score them
+
+    def close(self) -> None:
+        """Stop the agents' Ray actors (``placement="ray"``; a failed ``train()`` calls it,
+        else call it once done with the trainer, or let the process end); safe twice."""
+        if self.placement is not None:
+            self.placement.close()
 
     # -- subclasses --------------------------------------------------------------------------
     def training_step(self, examples: list[dict[str, Any]]) -> dict[str, float]:
@@ -251,9 +260,13 @@ class WeightSpaceTrainer:
         self.run.start(self.algorithm, config=config, total_steps=self.total_steps)
         for relpath in (METRICS_FILE, EVAL_FILE):  # steps after the checkpoint: trained again
             self.run.rewind(self.step, relpath)
-        with self.run.tracking(), self.run.reporting(self.args.report_to, config):
-            history = self._train_steps()
-            self.after_training()
+        try:
+            with self.run.tracking(), self.run.reporting(self.args.report_to, config):
+                history = self._train_steps()
+                self.after_training()
+        except BaseException:
+            self.close()  # a failed or stopped run leaves no agent actor behind
+            raise
         return history
 
     def _train_steps(self) -> list[dict[str, float]]:

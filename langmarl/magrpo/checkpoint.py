@@ -70,11 +70,12 @@ def save_checkpoint(
     staging = target.parent / f".{target.name}.tmp"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir()
+    remote = [a.worker.save(staging / a.name, optimizer) for a in agents if a.worker is not None]
     for agent in agents:
-        folder = staging / agent.name
-        save_pretrained_quietly(agent.model, agent.tokenizer, folder)
-        if optimizer:
-            torch.save(agent.optimizer.state_dict(), folder / OPTIMIZER_FILE)
+        if agent.worker is None:
+            save_agent(agent, staging / agent.name, optimizer)
+    for pending in remote:  # agents on Ray write their folders at once (shared storage)
+        pending.result()
     if extra:
         torch.save(extra, staging / "extra.pt")
     atomic_write_json(staging / STATE_FILE, state)
@@ -82,6 +83,15 @@ def save_checkpoint(
         shutil.rmtree(target)
     os.replace(staging, target)
     return target
+
+
+def save_agent(agent: Agent, folder: Path, optimizer: bool) -> None:
+    """Write one agent (``save_pretrained``) into ``folder``, its optimizer if asked."""
+    import torch
+
+    save_pretrained_quietly(agent.model, agent.tokenizer, folder)
+    if optimizer:
+        torch.save(agent.optimizer.state_dict(), folder / OPTIMIZER_FILE)
 
 
 def keep_newest(run_dir: Path, limit: int) -> list[Path]:
@@ -121,6 +131,7 @@ def load_checkpoint(
     """
     import torch
 
+    remote = []
     for agent in agents:
         folder = path / agent.name
         if not folder.is_dir():
@@ -128,28 +139,37 @@ def load_checkpoint(
                 f"checkpoint {str(path)!r} has no {agent.name}/: it was written with fewer "
                 "agents; resume with the same num_agents"
             )
-        _load_weights(agent, folder)
-        if not optimizer:
-            continue
-        optimizer_file = folder / OPTIMIZER_FILE
-        if optimizer_file.is_file():
-            agent.optimizer.load_state_dict(torch.load(optimizer_file, weights_only=False))
+        if agent.worker is not None:  # an agent on Ray loads on its own node
+            remote.append(agent.worker.load(folder, optimizer, path.name))
         else:
-            log.info(
-                "%s: %s holds no optimizer state (saved with save_optimizer=false): its "
-                "optimizer restarts from zero moments",
-                agent.name,
-                path.name,
-            )
+            load_agent(agent, folder, optimizer, path.name)
+    for pending in remote:
+        pending.result()
     extra_file = path / "extra.pt"
     extra = torch.load(extra_file, weights_only=False) if extra_file.is_file() else {}
     state = json.loads((path / STATE_FILE).read_text(encoding="utf-8"))
     return state, extra
 
 
-def _load_weights(agent: Agent, folder: Path) -> None:
+def load_agent(agent: Agent, folder: Path, optimizer: bool, checkpoint_name: str) -> None:
+    """Load one agent's weights from ``folder`` and, if ``optimizer``, its optimizer state
+    (a folder without ``optimizer.pt`` leaves the fresh optimizer, logged)."""
+    import torch
+
     load_weights(agent.model, folder, agent.uses_lora, agent.device, agent.name)
     agent.sampler.weights_changed()
+    if not optimizer:
+        return
+    optimizer_file = folder / OPTIMIZER_FILE
+    if optimizer_file.is_file():
+        agent.optimizer.load_state_dict(torch.load(optimizer_file, weights_only=False))
+    else:
+        log.info(
+            "%s: %s holds no optimizer state (saved with save_optimizer=false): its "
+            "optimizer restarts from zero moments",
+            agent.name,
+            checkpoint_name,
+        )
 
 
 def load_weights(model: Any, folder: Path, lora: bool, device: Any, name: str = "model") -> None:

@@ -6,12 +6,14 @@ them from these classes.
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from langmarl.config.runs_root import DEFAULT_RUNS_DIR
-from langmarl.core.errors import ConfigError
+from langmarl.core.errors import ConfigError, MissingDependencyError
 from langmarl.tracking.factory import ReportTo
 
 JointMode = Literal["align", "cross"]
@@ -20,6 +22,15 @@ LossReduction = Literal["token", "sequence"]
 CriticType = Literal["v", "q"]
 SamplingPrecision = Literal["auto", "fp32", "bf16", "w16", "int8"]
 UpdatePrecision = Literal["auto", "fp32", "bf16"]
+Placement = Literal["process", "ray"]
+PlacementStrategy = Literal["PACK", "SPREAD", "STRICT_PACK", "STRICT_SPREAD"]
+
+
+def ray_installed() -> bool:
+    """Whether ``import ray`` would find the package (without importing it: ~1 s)."""
+    if "ray" in sys.modules:
+        return sys.modules["ray"] is not None
+    return importlib.util.find_spec("ray") is not None
 
 
 class LoRAConfig(BaseModel):
@@ -140,6 +151,24 @@ class TrainerConfig(BaseModel):
     update runs alone on all threads."""
     seed: int = 0
     """Seed for sampling and data order (a run file sets it with its top-level ``seed``)."""
+    placement: Placement = "process"
+    """Where the agents live: ``"process"`` (the default: in this process) or ``"ray"``: each
+    agent (its model, optimizer and sampler) is a Ray actor, the driver keeps the rollout
+    trees, rewards, advantages, the run directory and resume (MAGRPO only so far; needs
+    ``pip install 'langmarl[ray]'``; :mod:`langmarl.magrpo.placement`)."""
+    ray_address: str | None = None
+    """With ``placement="ray"``: the cluster to join (``"host:port"`` of its head, or
+    ``"auto"``); None starts a local Ray for the run (unless this process already joined
+    one). A multi-machine run needs ``output_dir`` on storage every node shares."""
+    agent_num_cpus: float = Field(default=1.0, gt=0.0)
+    """With ``placement="ray"``: CPUs each agent's actor reserves (its torch threads)."""
+    agent_num_gpus: float = Field(default=0.0, ge=0.0)
+    """With ``placement="ray"``: GPUs each agent's actor reserves (> 0: the agent trains on
+    ``cuda`` unless ``agent_devices`` says otherwise)."""
+    placement_strategy: PlacementStrategy = "PACK"
+    """With ``placement="ray"``: how the agents' bundles spread over nodes (Ray's placement
+    group strategies): ``"PACK"`` as few nodes as fit, ``"SPREAD"`` over nodes where it can,
+    ``"STRICT_PACK"`` one node, ``"STRICT_SPREAD"`` one node per agent."""
 
     @model_validator(mode="after")
     def _check_devices(self) -> TrainerConfig:
@@ -148,6 +177,8 @@ class TrainerConfig(BaseModel):
                 f"agent_devices has {len(self.agent_devices)} entries but num_agents is "
                 f"{self.num_agents}: give one device per agent (e.g. {['cpu'] * self.num_agents})"
             )
+        if self.placement == "ray" and not ray_installed():
+            raise MissingDependencyError("ray", "ray", "placement='ray'")
         return self
 
     def device_of(self, agent: int) -> str:

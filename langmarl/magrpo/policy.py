@@ -102,6 +102,10 @@ class Agent:
         sampler: Gives the model rollouts sample from (``sampling_precision``).
         update_precision: Arithmetic of its update, ``"fp32"`` or ``"bf16"`` (autocast),
             resolved from ``update_precision``.
+        worker: With ``placement="ray"``, the handle of the Ray actor that holds the model,
+            optimizer and sampler (:class:`~langmarl.magrpo.placement.remote.AgentHandle`);
+            ``model``, ``tokenizer`` and ``optimizer`` are then None on the driver, and
+            sampling, updates and checkpoints go through the handle.
     """
 
     name: str
@@ -114,6 +118,7 @@ class Agent:
     uses_lora: bool = False
     sampler: Sampler = field(default_factory=Sampler)
     update_precision: str = "fp32"
+    worker: Any = None
 
     def trainable_parameters(self) -> list[Any]:
         """Parameters the optimizer updates."""

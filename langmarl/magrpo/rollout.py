@@ -167,6 +167,13 @@ def _generate_level(
     import torch
 
     seeds = torch.randint(0, 2**62, (len(agents),)).tolist()
+    if all(agent.worker is not None for agent in agents):  # placement="ray": all at once
+        prompts = [[node.prompts[i] for node in nodes] for i in range(len(agents))]
+        pending = [
+            agent.worker.generate(prompts[i], num_generations, greedy, int(seeds[i]))
+            for i, agent in enumerate(agents)
+        ]
+        return [p.result() for p in pending]
 
     def sample(i: int) -> GenerationBatch:
         agent = agents[i]

@@ -63,6 +63,7 @@ class MAGRPOTrainer(WeightSpaceTrainer):
     """
 
     algorithm = "magrpo"
+    ray_placement = True
     args: MAGRPOConfig
 
     def __init__(
@@ -83,9 +84,8 @@ class MAGRPOTrainer(WeightSpaceTrainer):
         metrics = tree_metrics(roots, levels)
         metrics["rollout_seconds"] = time.perf_counter() - started
 
-        def update(index: int) -> UpdateStats:
-            agent = self.agents[index]
-            parts = [
+        def parts_of(index: int) -> list[PolicyBatch]:
+            return [
                 PolicyBatch(
                     level.batches[index],
                     level_advantages(level.nodes, index, len(self.agents), self.args),
@@ -93,12 +93,19 @@ class MAGRPOTrainer(WeightSpaceTrainer):
                 )
                 for level in levels
             ]
-            stats = accumulate_policy_gradients(agent, parts, self.args)
+
+        def update(index: int) -> UpdateStats:
+            agent = self.agents[index]
+            stats = accumulate_policy_gradients(agent, parts_of(index), self.args)
             apply_gradients(agent, self.args, stats)
             return stats
 
-        parallel = self.args.parallel_agents if self.args.parallel_updates else False
-        every = per_agent(update, len(self.agents), parallel)
+        if all(agent.worker is not None for agent in self.agents):  # placement="ray"
+            pending = [agent.worker.update(parts_of(i)) for i, agent in enumerate(self.agents)]
+            every = [p.result() for p in pending]  # the agents' actors update at once
+        else:
+            parallel = self.args.parallel_agents if self.args.parallel_updates else False
+            every = per_agent(update, len(self.agents), parallel)
         for agent, stats in zip(self.agents, every, strict=True):
             self.skipped_nonfinite += int(stats.skipped_nonfinite)
             metrics[f"{agent.name}/loss"] = stats.loss

@@ -1,0 +1,26 @@
+"""``placement="ray"``: each agent of a weight-space run (its policy, optimizer and sampler)
+is a Ray actor; the driver keeps what is joint: the rollout trees, rewards, advantages, the
+run directory and resume.
+
+::
+
+    driver (WeightSpaceTrainer)                actor "agent-i" (worker.AgentWorker)
+    RayAgents.start: join/start Ray, check  →  build_agents([model]) on its node
+      resources, one placement group
+    rollout turn: prompts, seed            →   generate  → token ids, masks, texts
+    rewards, returns, advantages (driver)
+    update: PolicyBatch per turn           →   accumulate_policy_gradients + apply_gradients
+                                           ←   UpdateStats
+    checkpoint: the folder's path          →   save_pretrained (+ optimizer) into it
+    resume: the folder's path              →   load weights (+ optimizer)
+    close (failed run, trainer.close())    →   ray.kill, placement group removed
+
+Ray is imported only when a run asks for it. MAGRPO runs here so far; IAC/MAAC and PARL
+GRPO run in process (issue 41).
+"""
+
+from __future__ import annotations
+
+from langmarl.magrpo.placement.remote import AgentActorDied, AgentHandle, RayAgents, place_agents
+
+__all__ = ["AgentActorDied", "AgentHandle", "RayAgents", "place_agents"]

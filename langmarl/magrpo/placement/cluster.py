@@ -1,0 +1,98 @@
+"""Joining the Ray cluster a run asks for, and the checks that make bad input one line.
+
+Each check runs before any actor starts: ``ray_address`` is probed with a TCP connection
+(5 s) before ``ray.init``, which would otherwise retry for about a minute; the GPUs and CPUs
+the agents ask for are compared with the cluster's totals, as a placement group that cannot
+fit waits forever instead of failing.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Mapping
+from typing import Any
+
+from langmarl.core.errors import ConfigError, MissingDependencyError
+from langmarl.magrpo.config import TrainerConfig
+
+PROBE_TIMEOUT_S = 5.0
+"""How long :func:`check_reachable` waits for the head's port to answer."""
+LOCAL_ADDRESSES = frozenset({"auto", "local"})
+"""``ray_address`` values ``ray.init`` resolves itself (no host to probe)."""
+
+
+def ray_module() -> Any:
+    """``import ray``, or the error that names the extra."""
+    try:
+        import ray
+    except ImportError:
+        raise MissingDependencyError("ray", "ray", "placement='ray'") from None
+    return ray
+
+
+def check_reachable(address: str) -> None:
+    """Probe ``host:port`` (``ray://`` client addresses included) with a TCP connection.
+
+    Raises:
+        ConfigError: if the address has no port or nothing answers there.
+    """
+    hostport = address.removeprefix("ray://")
+    host, _, port = hostport.rpartition(":")
+    if not host or not port.isdigit():
+        raise ConfigError(
+            f"ray_address {address!r} is not host:port: give the head's address (e.g. "
+            "'10.0.0.5:6379'), 'auto' for the cluster started on this machine, or null to "
+            "start a local Ray"
+        )
+    try:
+        socket.create_connection((host, int(port)), timeout=PROBE_TIMEOUT_S).close()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise ConfigError(
+            f"ray_address {address!r} is unreachable ({reason}): start the cluster's head "
+            f"there (ray start --head --port {port}), fix ray_address, or leave it null to "
+            "start a local Ray"
+        ) from None
+
+
+def connect(config: TrainerConfig) -> bool:
+    """Join ``config.ray_address`` (or start a local Ray when it is None), unless this
+    process already joined a cluster. Returns whether this call started the connection
+    (then the run shuts it down when it ends).
+
+    Raises:
+        ConfigError: for an unreachable address, or one where no Ray cluster answers.
+    """
+    ray = ray_module()
+    if ray.is_initialized():
+        return False
+    address = config.ray_address
+    if address is not None and address not in LOCAL_ADDRESSES:
+        check_reachable(address)
+    try:
+        ray.init(address=address, include_dashboard=False, logging_level="WARNING")
+    except ConnectionError as exc:
+        raise ConfigError(
+            f"ray_address {address!r}: no Ray cluster answers there ({exc}): start one "
+            "(ray start --head) or leave ray_address null to start a local Ray"
+        ) from None
+    return True
+
+
+def check_resources(config: TrainerConfig, cluster: Mapping[str, float]) -> None:
+    """Check that the agents' actors fit the cluster's totals (``ray.cluster_resources()``).
+
+    Raises:
+        ConfigError: if the agents ask for more GPUs or CPUs than the cluster has.
+    """
+    agents = config.num_agents
+    for what, field, each in (
+        ("GPU", "agent_num_gpus", config.agent_num_gpus),
+        ("CPU", "agent_num_cpus", config.agent_num_cpus),
+    ):
+        asked, present = agents * each, float(cluster.get(what, 0.0))
+        if asked > present:
+            raise ConfigError(
+                f"{agents} agents with {field}={each:g} ask for {asked:g} {what}s but the Ray "
+                f"cluster has {present:g}: lower {field} or join a larger cluster (ray_address)"
+            )

@@ -1,0 +1,116 @@
+"""The body of one agent's Ray actor: its model, optimizer and sampler, behind four coarse
+methods whose arguments and answers are plain data (token ids, masks, texts, advantages,
+statistics, paths); no model ever crosses after the actor is built.
+
+The actor builds its agent with :func:`~langmarl.magrpo.policy.build_agents` (a model name
+loads on the actor's node; a loaded model is shipped once, pickled, when the actor starts)
+and then runs the same functions the in-process trainer runs: :func:`generate` for
+sampling, :func:`accumulate_policy_gradients` and :func:`apply_gradients` for the update,
+:func:`save_agent` / :func:`load_agent` for checkpoints. So an agent on Ray computes what it
+would in process; only where the call runs differs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from langmarl.magrpo.checkpoint import load_agent, save_agent
+from langmarl.magrpo.config import TrainerConfig
+from langmarl.magrpo.generation import GenerationBatch, generate
+from langmarl.magrpo.policy import build_agents
+from langmarl.magrpo.update import (
+    PolicyBatch,
+    UpdateStats,
+    accumulate_policy_gradients,
+    apply_gradients,
+)
+
+
+def actor_device(config: TrainerConfig, index: int) -> str:
+    """Where agent ``index`` trains inside its actor: ``agent_devices`` when given, else
+    ``cuda`` when the actor reserves GPUs (Ray shows it only its own), else ``cpu``."""
+    if config.agent_devices:
+        return config.agent_devices[index]
+    return "cuda" if config.agent_num_gpus > 0 else "cpu"
+
+
+class AgentWorker:
+    """One agent in its own process (wrapped with ``ray.remote`` by the driver).
+
+    Args:
+        index: The agent's position (its name is ``agent-<index>``).
+        source: A model name/path, or a loaded causal LM.
+        tokenizer: The tokenizer of a loaded model (None for a name).
+        config: The trainer config (the whole run's; this actor uses its own agent's part).
+    """
+
+    def __init__(self, index: int, source: Any, tokenizer: Any, config: TrainerConfig) -> None:
+        import torch
+
+        threads = config.num_threads or max(1, int(config.agent_num_cpus))
+        torch.set_num_threads(threads)  # the CPUs the actor reserved, not the node's
+        device = actor_device(config, index)
+        own = config.model_copy(update={"num_agents": 1, "agent_devices": [device]})
+        tokenizers = None if isinstance(source, str) else [tokenizer]
+        (self.agent,) = build_agents([source], own, None, tokenizers)
+        self.agent.name = f"agent-{index}"
+        self.config = config
+
+    def describe(self) -> dict[str, Any]:
+        """Process id, node and device: for the driver's logs, and for tests that kill it."""
+        import ray
+
+        return {
+            "pid": os.getpid(),
+            "node_id": ray.get_runtime_context().get_node_id(),
+            "device": self.agent.device,
+            "uses_lora": self.agent.uses_lora,
+            "update_precision": self.agent.update_precision,
+        }
+
+    def generate(
+        self, prompts: Sequence[str], num_generations: int, greedy: bool, seed: int
+    ) -> GenerationBatch:
+        """Sample ``num_generations`` completions per prompt, as the in-process rollout does
+        (its own generator seeded with ``seed``; greedy decoding from the trained model,
+        sampling from the sampler's copy); tensors come back on the CPU."""
+        import torch
+
+        agent = self.agent
+        model = agent.model if greedy else agent.sampler.model_for(agent.model)
+        generator = torch.Generator(device=agent.device).manual_seed(int(seed))
+        batch = generate(model, agent.tokenizer, prompts, num_generations, self.config,
+                         greedy=greedy, generator=generator)  # fmt: skip
+        return _moved(batch, "cpu")
+
+    def update(self, parts: Sequence[PolicyBatch]) -> UpdateStats:
+        """One policy-gradient step from the driver's batches and advantages."""
+        agent = self.agent
+        placed = [
+            PolicyBatch(_moved(p.batch, agent.device), p.advantages.to(agent.device), p.group)
+            for p in parts
+        ]
+        stats = accumulate_policy_gradients(agent, placed, self.config)
+        apply_gradients(agent, self.config, stats)
+        return stats
+
+    def save(self, folder: str, optimizer: bool) -> None:
+        """Write the agent into ``folder`` (a path the driver named, in the run directory)."""
+        save_agent(self.agent, Path(folder), optimizer)
+
+    def load(self, folder: str, optimizer: bool, checkpoint_name: str) -> None:
+        """Load the agent from ``folder`` (weights; the optimizer state if ``optimizer``)."""
+        load_agent(self.agent, Path(folder), optimizer, checkpoint_name)
+
+
+def _moved(batch: GenerationBatch, device: str) -> GenerationBatch:
+    return GenerationBatch(
+        batch.sequences.to(device),
+        batch.attention_mask.to(device),
+        batch.prompt_length,
+        batch.completion_mask.to(device),
+        list(batch.texts),
+    )

@@ -1,0 +1,190 @@
+"""``placement="ray"`` (langmarl.magrpo.placement): the agents as Ray actors on a local
+cluster of two Ray nodes (one CPU each), their runs against the in-process runs, a SIGKILLed
+actor and the resume after it, and the one-line errors of bad input.
+
+The cluster is two raylets on this machine started by ``ray.cluster_utils.Cluster`` (what
+``ray start --head`` and ``ray start --address`` start, without the CLI's shared session
+directory), stopped in the fixture's finalizer.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from langmarl.core.errors import ConfigError, MissingDependencyError
+from langmarl.magrpo.config import MAGRPOConfig
+from langmarl.magrpo.placement import AgentActorDied
+from langmarl.magrpo.placement.cluster import check_reachable, check_resources
+from langmarl.magrpo.trainer import MAGRPOTrainer
+from langmarl.store.run import RunDir
+
+DATA = [{"prompt": "Say hi."}, {"prompt": "Name a color."}, {"prompt": "Count to three."}]
+
+
+def length_reward(samples):
+    return [float(len(s.completions[0]) - len(s.completions[1])) / 10 for s in samples]
+
+
+def _trainer(models, tokenizers, run_dir: Path, reward=length_reward, **overrides):
+    settings = {"output_dir": str(run_dir), "num_generations": 2, "max_new_tokens": 4,
+                "max_steps": 2, "use_chat_template": False, "num_threads": 1,
+                "agent_num_cpus": 1, **overrides}  # fmt: skip
+    return MAGRPOTrainer(models, reward, MAGRPOConfig(**settings), tokenizers=tokenizers,
+                         train_dataset=DATA)  # fmt: skip
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"  # a zombie is gone too
+
+
+def _all_gone(pids: list[int], within_s: float = 20.0) -> bool:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        if not any(_alive(pid) for pid in pids):
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def _losses_and_rewards(history: list[dict[str, Any]]) -> list[tuple[float, ...]]:
+    return [(m["reward_mean"], m["agent-0/loss"], m["agent-1/loss"]) for m in history]
+
+
+# -- bad input, one line each (no Ray started) -------------------------------------------------
+def test_ray_placement_without_ray_names_the_extra(monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # what `import ray` sees when not installed
+    with pytest.raises(MissingDependencyError, match=r"pip install 'langmarl\[ray\]'"):
+        MAGRPOConfig(placement="ray")
+    assert MAGRPOConfig().placement == "process"  # the default needs no Ray
+
+
+def test_an_unreachable_ray_address_is_one_line() -> None:
+    with socket.socket() as probe:  # a port nothing listens on once closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(ConfigError, match=rf"'127.0.0.1:{port}' is unreachable") as error:
+        check_reachable(f"127.0.0.1:{port}")
+    assert "\n" not in str(error.value) and "ray start --head" in str(error.value)
+    with pytest.raises(ConfigError, match="is not host:port"):
+        check_reachable("headnode")
+
+
+def test_more_gpus_than_the_cluster_has_is_one_line() -> None:
+    config = MAGRPOConfig(placement="ray", agent_num_gpus=1)
+    with pytest.raises(ConfigError, match="ask for 2 GPUs but the Ray cluster has 1") as error:
+        check_resources(config, {"CPU": 8.0, "GPU": 1.0})
+    assert "\n" not in str(error.value)
+    check_resources(config, {"CPU": 8.0, "GPU": 2.0})  # fits: no error
+    with pytest.raises(ConfigError, match="ask for 6 CPUs but the Ray cluster has 2"):
+        check_resources(MAGRPOConfig(placement="ray", agent_num_cpus=3), {"CPU": 2.0})
+
+
+def test_a_trainer_without_ray_support_refuses_before_starting_ray(tiny_models, tmp_path):
+    from langmarl.magrpo.actor_critic import IACTrainer
+    from langmarl.magrpo.config import ActorCriticConfig
+
+    models, tokenizers = tiny_models
+    config = ActorCriticConfig(output_dir=str(tmp_path), placement="ray", max_new_tokens=2)
+    with pytest.raises(ConfigError, match="not supported by IACTrainer"):
+        IACTrainer(models, length_reward, config, tokenizers=tokenizers, train_dataset=DATA)
+
+
+# -- on a two-node local cluster ---------------------------------------------------------------
+@pytest.fixture(scope="module")
+def two_nodes():
+    """Two Ray nodes of one CPU each on this machine, this process joined as the driver."""
+    import ray
+    from ray.cluster_utils import Cluster
+
+    cluster = Cluster(initialize_head=True,
+                      head_node_args={"num_cpus": 1, "include_dashboard": False})  # fmt: skip
+    try:
+        cluster.add_node(num_cpus=1)
+        ray.init(address=cluster.address, logging_level="WARNING")
+        yield cluster
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+
+
+@pytest.mark.slow
+def test_two_agents_on_two_nodes_train_as_in_process(two_nodes, tiny_models, tmp_path):
+    models, tokenizers = tiny_models
+    on_ray = _trainer(models, tokenizers, tmp_path / "ray", placement="ray",
+                      placement_strategy="STRICT_SPREAD", save_steps=1)  # fmt: skip
+    nodes = {info["node_id"] for info in on_ray.placement.details}
+    pids = [info["pid"] for info in on_ray.placement.details]
+    assert len(nodes) == 2 and os.getpid() not in pids  # one agent per node, not here
+    ray_history = on_ray.train()
+    on_ray.close()
+    assert _all_gone(pids), "an agent actor outlived trainer.close()"
+    # The actors got copies of the models: these are still the untrained ones.
+    in_process = _trainer(models, tokenizers, tmp_path / "process", save_steps=1)
+    process_history = in_process.train()
+    # One thread on both sides, the same seeded generator per agent: the same texts, the same
+    # operations in the same order, so rewards and losses agree to float rounding.
+    assert any(loss != 0 for _, *losses in _losses_and_rewards(ray_history) for loss in losses)
+    assert _losses_and_rewards(ray_history) == pytest.approx(
+        _losses_and_rewards(process_history), rel=1e-5, abs=1e-7
+    )
+    for step in (1, 2):  # the actors wrote the checkpoints into the driver's run directory
+        assert (tmp_path / "ray" / "checkpoints" / f"step-{step:06d}" / "agent-1").is_dir()
+    assert RunDir(tmp_path / "ray").record().status == "completed"
+
+
+class KillingReward:
+    """A reward that SIGKILLs agent-1's actor while scoring step ``kill_at`` (0-based): the
+    rollout is done, the update not yet sent."""
+
+    def __init__(self, kill_at: int) -> None:
+        self.kill_at, self.step, self.trainer, self.killed = kill_at, 0, None, False
+
+    def set_step(self, step: int) -> None:
+        self.step = step
+
+    def __call__(self, samples):
+        if self.step == self.kill_at and not self.killed:
+            self.killed = True
+            os.kill(self.trainer.placement.details[1]["pid"], signal.SIGKILL)
+        return length_reward(samples)
+
+
+@pytest.mark.slow
+def test_a_killed_actor_stops_the_step_and_the_run_resumes_every_step_once(
+    two_nodes, tiny_models, tmp_path
+):
+    models, tokenizers = tiny_models
+    reward = KillingReward(kill_at=1)
+    first = _trainer(models, tokenizers, tmp_path, reward, placement="ray", max_steps=3,
+                     save_steps=1, save_optimizer=True)  # fmt: skip
+    reward.trainer = first
+    pids = [info["pid"] for info in first.placement.details]
+    with pytest.raises(AgentActorDied, match=r"agent-1's Ray actor died during its update"):
+        first.train()
+    assert reward.killed and _all_gone(pids), "the surviving actor outlived the failed run"
+    assert RunDir(tmp_path).record().status == "failed"
+    assert [m["step"] for m in RunDir(tmp_path).metrics()] == [1]
+
+    second = _trainer(models, tokenizers, tmp_path, placement="ray", max_steps=3,
+                      save_steps=1, save_optimizer=True)  # fmt: skip
+    pids = [info["pid"] for info in second.placement.details]
+    history = second.train(resume_from="latest")
+    second.close()
+    assert [m["step"] for m in history] == [2, 3]
+    assert [m["step"] for m in RunDir(tmp_path).metrics()] == [1, 2, 3]  # each step once
+    assert RunDir(tmp_path).record().status == "completed"
+    assert _all_gone(pids)
+    with pytest.raises(ConfigError, match="agent-0's Ray actor was stopped"):
+        second.evaluate()
