@@ -130,7 +130,7 @@ def test_function_calls_are_answered_with_tool_messages_and_images(stub: OpenAIS
     assert [c.ok for c in transcript.calls] == [True, False]
 
 
-def test_an_endpoint_that_rejects_tools_gets_call_lines_instead(stub: OpenAIStub):
+def test_a_conversation_falls_back_to_call_lines_when_tools_are_rejected(stub: OpenAIStub):
     stub.bodies.clear()
     llm = LLMClient(LLMConfig.model_validate(stub.llm_config("no-tools")))
     transcript = converse(llm, "s", "u", Adder(), 1, PROMPTS)

@@ -43,7 +43,7 @@ from langmarl.p2p.session.contracts import (
     RewardSpec,
     TrainSummary,
 )
-from langmarl.p2p.session.records import IterationRecord
+from langmarl.p2p.session.iteration_record import IterationRecord
 from langmarl.sandbox import SandboxLimits
 from langmarl.sandbox.confine import (
     PACKAGE_DIR,

@@ -38,7 +38,7 @@ from langmarl.p2p.learner.executor import RunSpec, aggregate
 from langmarl.p2p.learner.train_config import TrainConfig
 from langmarl.p2p.learner.train_job import KIND
 from langmarl.p2p.session.contracts import IterationAggregation
-from langmarl.p2p.session.records import IterationRecord
+from langmarl.p2p.session.iteration_record import IterationRecord
 
 if TYPE_CHECKING:  # the session's settings are read, not built, here
     from langmarl.p2p.session.config import LoopConfig

@@ -27,7 +27,7 @@ from langmarl.p2p.learner.evaluation import run_episode, simplify_rendering, wri
 from langmarl.p2p.learner.ppo_policy import POLICY_FILE, load_policy
 from langmarl.p2p.learner.train_config import TrainConfig
 from langmarl.p2p.learner.wrapper import make_reward_env
-from langmarl.p2p.session.records import IterationRecord
+from langmarl.p2p.session.iteration_record import IterationRecord
 
 
 @dataclass

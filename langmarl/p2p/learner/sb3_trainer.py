@@ -26,7 +26,7 @@ from langmarl.p2p.learner.train_config import TrainConfig
 from langmarl.p2p.learner.wrapper import ENV_REWARD, make_reward_env, merge_term_stats
 from langmarl.p2p.reward.function import RewardFunction, load_reward_source
 from langmarl.p2p.session.contracts import EvalCheckpoint, TrainSummary
-from langmarl.p2p.session.records import IterationRecord
+from langmarl.p2p.session.iteration_record import IterationRecord
 
 logger = logging.getLogger(__name__)
 

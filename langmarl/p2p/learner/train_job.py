@@ -96,7 +96,7 @@ def run_train_job(config: TrainJobConfig) -> Path:
     """
     from langmarl.p2p.learner.executor import train_runs
     from langmarl.p2p.reward.validation import validate_reward_code
-    from langmarl.p2p.session.records import IterationRecord
+    from langmarl.p2p.session.iteration_record import IterationRecord
     from langmarl.store.run import RunDir
 
     train = config.train_config()

@@ -29,7 +29,7 @@ from langmarl.p2p.learner.vector.evaluator import evaluate_vector_checkpoint
 from langmarl.p2p.learner.vector.wrapper import VectorRewardWrapper
 from langmarl.p2p.reward.function import load_reward_source
 from langmarl.p2p.session.contracts import TrainSummary
-from langmarl.p2p.session.records import IterationRecord
+from langmarl.p2p.session.iteration_record import IterationRecord
 
 logger = logging.getLogger(__name__)
 
