@@ -54,24 +54,19 @@ def test_the_server_samples_while_it_runs(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_the_monitor_view_draws_the_history_in_a_real_browser(tmp_path: Path) -> None:
-    """The view module (langmarl/web/pages/static/views/monitor.js) rendered into a page
-    served by a live dashboard: CPU, memory and load charts with lines, no script error."""
+    """The header's Monitor link opens the view (langmarl/web/pages/static/views/monitor.js)
+    on a live dashboard: CPU, memory and load charts with lines, no script error."""
     from playwright.sync_api import expect, sync_playwright
     from test_dashboard_browser import CHROMIUM, CHROMIUM_FLAGS
 
-    render = """async () => {
-      const { renderMonitor } = await import('/static/views/monitor.js');
-      const box = document.createElement('div');
-      document.body.append(box);
-      renderMonitor(box);
-    }"""
     with live_server(create_app(tmp_path / "runs")) as url, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         page = browser.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.goto(f"{url}/")
-        page.evaluate(render)
+        page.click("a[data-nav=monitor]")
+        expect(page.locator("a[data-nav=monitor]")).to_have_class("active")
         charts = page.locator("#monitor-charts svg.chart")
         expect(charts).to_have_count(3, timeout=30_000)
         for title in ("CPU use", "memory used", "1-minute load"):

@@ -1,5 +1,5 @@
 // The router: #/ runs, #/run/<id>, #/compare?ids=a,b[&keys=…&smooth=…], #/jobs, #/benchmarks, #/benchmark/<id>,
-// #/trash.
+// #/monitor, #/trash.
 
 import { errorBox } from "./dom.js";
 import { renderRuns } from "./views/runs.js";
@@ -7,6 +7,7 @@ import { renderRun } from "./views/run.js";
 import { renderCompare } from "./views/compare.js";
 import { renderJobs } from "./views/jobs.js";
 import { renderBenchmark, renderBenchmarks } from "./views/benchmarks.js";
+import { renderMonitor } from "./views/monitor.js";
 import { renderTrash } from "./views/trash.js";
 
 let cleanup = () => {};
@@ -32,6 +33,7 @@ async function route() {
     jobs: () => renderJobs(view),
     benchmarks: () => renderBenchmarks(view),
     benchmark: () => renderBenchmark(view, parts[1]),
+    monitor: () => renderMonitor(view),
     trash: () => renderTrash(view),
   };
   try {

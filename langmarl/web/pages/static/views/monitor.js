@@ -1,7 +1,6 @@
 // Monitor: the machine's CPU, memory and load over time (GET /api/resources/history, which
 // the server samples every few seconds from its start), redrawn as new samples arrive.
-// Hook-up (app.js): import { renderMonitor } from "./views/monitor.js"; views.monitor =
-// () => renderMonitor(view); and a nav link <a href="#/monitor" data-nav="monitor">.
+// Reached from the header's Monitor link (#/monitor).
 
 import { api } from "../api.js";
 import { lineChart } from "../charts.js";
