@@ -8,7 +8,7 @@ import typer
 
 from langmarl.cli.common import console, err_console
 from langmarl.core.runs_dir import DEFAULT_RUNS_DIR
-from langmarl.web.defaults import DEFAULT_HOST, DEFAULT_PORT, TOKEN_ENV
+from langmarl.web.defaults import DEFAULT_HOST, DEFAULT_PORT, TOKEN_ENV, VLM_ENV
 
 
 def register(app: typer.Typer) -> None:
@@ -32,6 +32,13 @@ def dashboard(
     ),
     backend: str = typer.Option("local", help="Where /api/jobs runs jobs: local or ray."),
     address: str | None = typer.Option(None, help="The Ray cluster (ray backend only)."),
+    vlm: str | None = typer.Option(
+        None,
+        "--vlm",
+        envvar=VLM_ENV,
+        show_envvar=True,
+        help="The multimodal model /api/vlm forwards to: a preset or an LLM config file.",
+    ),
 ) -> None:
     """Serve the dashboard (pages at /, API under /api, docs at /docs) over the runs directory."""
     from langmarl.core.errors import ConfigError
@@ -46,6 +53,10 @@ def dashboard(
         console.print(
             f"[yellow]{runs_dir} does not exist yet: the list stays empty until runs land there[/]"
         )
+    if vlm:  # the /api/vlm routes read it at each request, as a served process would
+        import os
+
+        os.environ[VLM_ENV] = vlm
     from langmarl.jobs import open_backend
     from langmarl.web.app import serve
 

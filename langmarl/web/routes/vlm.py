@@ -25,12 +25,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from langmarl.core.errors import ConfigError
 from langmarl.core.secrets import Redactor
 from langmarl.llm.config import LLMConfig, load_llm_config
+from langmarl.web.defaults import VLM_ENV
 from langmarl.web.errors import ApiError
 from langmarl.web.state import Dashboard, DashboardDep
 
 router = APIRouter(tags=["vlm"])
 
-VLM_ENV = "LANGMARL_DASHBOARD_VLM"
 STATUS_TIMEOUT_S = 5.0
 """How long the status waits for the endpoint's model list: a page polls it."""
 
