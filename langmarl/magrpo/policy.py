@@ -70,12 +70,25 @@ def _is_gguf_marked(config: Any) -> bool:
     return str(method).lower().endswith("gguf")
 
 
-def apply_lora(model: Any, lora: LoRAConfig) -> Any:
-    """Wrap ``model`` with trainable LoRA adapters (peft)."""
+def apply_lora(model: Any, lora: LoRAConfig, seed: int | None = None) -> Any:
+    """Wrap ``model`` with trainable LoRA adapters (peft).
+
+    Args:
+        seed: Seeds the adapters' random init (then torch's global random state is left as
+            it was), so an agent's init depends on the run's seed and its index only, not
+            on what was drawn before it, and an agent built in another process (a Ray
+            actor) starts from the same adapters. None: drawn from the global state.
+    """
     try:
         from peft import LoraConfig, get_peft_model
     except ImportError:
         raise MissingDependencyError("peft", "weights", "LoRA training (lora=...)") from None
+    if seed is not None:
+        import torch
+
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            return apply_lora(model, lora)
     peft_config = LoraConfig(
         r=lora.r,
         lora_alpha=lora.alpha,
@@ -130,6 +143,8 @@ def build_agents(
     config: TrainerConfig,
     formatters: Sequence[Formatter] | None = None,
     tokenizers: Sequence[Any] | None = None,
+    *,
+    first: int = 0,
 ) -> list[Agent]:
     """Load/place the N agents, add LoRA, optimizers and reference models.
 
@@ -139,6 +154,8 @@ def build_agents(
         config: Trainer settings (num_agents, devices, LoRA, learning rate, beta).
         formatters: One per agent (default: the example's ``prompt`` field).
         tokenizers: One per agent when ``models`` are loaded models.
+        first: Index of the first agent built (its name and LoRA seed): a Ray actor that
+            builds agent i alone passes i.
 
     Raises:
         ConfigError: if a count does not match ``num_agents``.
@@ -169,7 +186,7 @@ def build_agents(
         if config.beta > 0 and config.lora is None:
             reference = copy.deepcopy(model).eval().requires_grad_(False)
         if config.lora is not None:
-            model = apply_lora(model, config.lora)
+            model = apply_lora(model, config.lora, seed=config.seed * 1_000 + first + index)
         trainable = [p for p in model.parameters() if p.requires_grad]
         optimizer = torch.optim.AdamW(
             trainable,
@@ -179,7 +196,7 @@ def build_agents(
         )
         agents.append(
             Agent(
-                name=f"agent-{index}",
+                name=f"agent-{first + index}",
                 model=model,
                 tokenizer=tokenizer,
                 formatter=formatter,

@@ -101,6 +101,15 @@ def test_a_trainer_without_ray_support_refuses_before_starting_ray(tiny_models, 
         IACTrainer(models, length_reward, config, tokenizers=tokenizers, train_dataset=DATA)
 
 
+def test_an_unreachable_ray_address_stops_the_trainer_before_ray_starts(tiny_models, tmp_path):
+    models, tokenizers = tiny_models
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{probe.getsockname()[1]}"
+    with pytest.raises(ConfigError, match="is unreachable"):
+        _trainer(models, tokenizers, tmp_path, placement="ray", ray_address=address)
+
+
 # -- on a two-node local cluster ---------------------------------------------------------------
 @pytest.fixture(scope="module")
 def two_nodes():
@@ -142,6 +151,39 @@ def test_two_agents_on_two_nodes_train_as_in_process(two_nodes, tiny_models, tmp
     for step in (1, 2):  # the actors wrote the checkpoints into the driver's run directory
         assert (tmp_path / "ray" / "checkpoints" / f"step-{step:06d}" / "agent-1").is_dir()
     assert RunDir(tmp_path / "ray").record().status == "completed"
+
+
+@pytest.mark.slow
+def test_more_gpus_than_the_two_nodes_have_fails_before_any_actor(two_nodes, tiny_models, tmp_path):
+    models, tokenizers = tiny_models
+    with pytest.raises(ConfigError, match="ask for 2 GPUs but the Ray cluster has 0"):
+        _trainer(models, tokenizers, tmp_path, placement="ray", agent_num_gpus=1)
+
+
+@pytest.mark.slow
+def test_the_embedded_model_on_two_nodes_matches_the_in_process_run(two_nodes, tmp_path):
+    """Two SmolLM2 agents with LoRA, three MAGRPO steps, on Ray and in process, same seed.
+
+    Tolerance: both sides run one torch thread per agent and seed each agent's generator the
+    same way, so they sample the same texts (then the rewards are equal exactly) and run the
+    same kernels in the same order (then the losses agree to float rounding: ``rel=1e-5``
+    leaves room for a different kernel choice, e.g. oneDNN's, in another process). Were the
+    sampling to diverge by a token, the rewards would differ and this test would say so.
+    """
+    settings = {"num_generations": 2, "max_new_tokens": 8, "max_steps": 3, "learning_rate": 3e-4,
+                "lora": {"r": 16, "alpha": 32}, "save_steps": 3}  # fmt: skip
+    on_ray = _trainer(["smollm2", "smollm2"], None, tmp_path / "ray", placement="ray",
+                      placement_strategy="STRICT_SPREAD", **settings)  # fmt: skip
+    try:
+        ray_history = on_ray.train()
+    finally:
+        on_ray.close()
+    process_history = _trainer(["smollm2", "smollm2"], None, tmp_path / "process",
+                               **settings).train()  # fmt: skip
+    ray_values, process_values = (_losses_and_rewards(h) for h in (ray_history, process_history))
+    assert [v[0] for v in ray_values] == [v[0] for v in process_values]  # the same texts
+    assert any(loss != 0 for _, *losses in ray_values for loss in losses)
+    assert ray_values == pytest.approx(process_values, rel=1e-5, abs=1e-7)
 
 
 class KillingReward:

@@ -55,8 +55,7 @@ class AgentWorker:
         device = actor_device(config, index)
         own = config.model_copy(update={"num_agents": 1, "agent_devices": [device]})
         tokenizers = None if isinstance(source, str) else [tokenizer]
-        (self.agent,) = build_agents([source], own, None, tokenizers)
-        self.agent.name = f"agent-{index}"
+        (self.agent,) = build_agents([source], own, None, tokenizers, first=index)
         self.config = config
 
     def describe(self) -> dict[str, Any]:
