@@ -137,6 +137,10 @@ def test_two_agents_on_two_nodes_train_as_in_process(two_nodes, tiny_models, tmp
     pids = [info["pid"] for info in on_ray.placement.details]
     assert len(nodes) == 2 and os.getpid() not in pids  # one agent per node, not here
     ray_history = on_ray.train()
+    import ray
+
+    busy = ray.get([agent.worker.actor.timings.remote() for agent in on_ray.agents])
+    assert all(b["generate"] > 0 and b["update"] > 0 for b in busy)  # what the benchmark reads
     on_ray.close()
     assert _all_gone(pids), "an agent actor outlived trainer.close()"
     # The actors got copies of the models: these are still the untrained ones.

@@ -13,6 +13,7 @@ would in process; only where the call runs differs.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,7 @@ class AgentWorker:
         tokenizers = None if isinstance(source, str) else [tokenizer]
         (self.agent,) = build_agents([source], own, None, tokenizers, first=index)
         self.config = config
+        self.busy: dict[str, float] = {}  # seconds spent computing, per method (timings())
 
     def describe(self) -> dict[str, Any]:
         """Process id, node and device: for the driver's logs, and for tests that kill it."""
@@ -78,22 +80,24 @@ class AgentWorker:
         sampling from the sampler's copy); tensors come back on the CPU."""
         import torch
 
-        agent = self.agent
+        started, agent = time.perf_counter(), self.agent
         model = agent.model if greedy else agent.sampler.model_for(agent.model)
         generator = torch.Generator(device=agent.device).manual_seed(int(seed))
         batch = generate(model, agent.tokenizer, prompts, num_generations, self.config,
                          greedy=greedy, generator=generator)  # fmt: skip
+        self._count("generate", started)
         return _moved(batch, "cpu")
 
     def update(self, parts: Sequence[PolicyBatch]) -> UpdateStats:
         """One policy-gradient step from the driver's batches and advantages."""
-        agent = self.agent
+        started, agent = time.perf_counter(), self.agent
         placed = [
             PolicyBatch(_moved(p.batch, agent.device), p.advantages.to(agent.device), p.group)
             for p in parts
         ]
         stats = accumulate_policy_gradients(agent, placed, self.config)
         apply_gradients(agent, self.config, stats)
+        self._count("update", started)
         return stats
 
     def save(self, folder: str, optimizer: bool) -> None:
@@ -103,6 +107,16 @@ class AgentWorker:
     def load(self, folder: str, optimizer: bool, checkpoint_name: str) -> None:
         """Load the agent from ``folder`` (weights; the optimizer state if ``optimizer``)."""
         load_agent(self.agent, Path(folder), optimizer, checkpoint_name)
+
+    def timings(self) -> dict[str, float]:
+        """Seconds this actor spent computing in ``generate`` and ``update`` since the last
+        call (then reset): a call's wall time on the driver minus these is transfer,
+        serialisation and waiting (``benchmarks/weights_on_ray.py``)."""
+        busy, self.busy = self.busy, {}
+        return busy
+
+    def _count(self, method: str, started: float) -> None:
+        self.busy[method] = self.busy.get(method, 0.0) + time.perf_counter() - started
 
 
 def _moved(batch: GenerationBatch, device: str) -> GenerationBatch:
