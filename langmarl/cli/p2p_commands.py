@@ -59,7 +59,7 @@ def loop_config(
 ) -> Any:
     """The session's ``LoopConfig``: the file (if any), then the options, then ``--set``."""
     from langmarl.config.loading import apply_overrides, read_mapping
-    from langmarl.core.validation import validate_model
+    from langmarl.core.validation import ConfigSource, validate_model
     from langmarl.p2p.session.config import LoopConfig
 
     data: dict[str, Any] = read_mapping(config_file) if config_file else {}
@@ -73,7 +73,7 @@ def loop_config(
         data["runs_dir"] = str(runs_dir)
     if check is not None:
         data["check"] = str(check)
-    source = str(config_file) if config_file else "command-line options"
+    source = ConfigSource(config_file or "command-line options", overrides)
     return validate_model(LoopConfig, apply_overrides(data, overrides), source)
 
 

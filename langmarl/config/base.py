@@ -25,7 +25,7 @@ from langmarl.config.runs_root import (
 from langmarl.core.deprecation import deprecated
 from langmarl.core.errors import ConfigError
 from langmarl.core.mappings import read_mapping
-from langmarl.core.validation import validate_model
+from langmarl.core.validation import ConfigSource, validate_model
 from langmarl.llm.config import LLMConfig, coerce_llm
 from langmarl.tracking.factory import ReportTo
 
@@ -211,7 +211,7 @@ class BaseConfig(BaseModel):
     def from_json(cls, path: str | Path, overrides: dict[str, Any] | None = None) -> BaseConfig:
         """Load a config from a JSON (or YAML) file, applying dotted-key ``overrides``."""
         data = apply_overrides(read_mapping(Path(path)), overrides or {})
-        return cls.from_dict(data, source=str(path))
+        return cls.from_dict(data, source=ConfigSource(path, overrides or ()))
 
     def to_json(self, path: str | Path) -> None:
         """Write the config as JSON, atomically. API keys are never written."""

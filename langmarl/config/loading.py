@@ -14,6 +14,7 @@ from typing import Any
 from langmarl.config.base import BaseConfig
 from langmarl.config.overrides import apply_overrides, parse_assignment
 from langmarl.core.mappings import describe_parse_error, read_mapping
+from langmarl.core.validation import ConfigSource
 from langmarl.envs.registry import ENV_REGISTRY, EnvRegistry
 
 __all__ = [
@@ -61,7 +62,8 @@ def load_config(
         ConfigError: naming the invalid field, its value and the fix.
     """
     data = apply_overrides(read_mapping(Path(path)), overrides or {})
-    return config_from_dict(data, source=str(path), registry=registry)
+    source = ConfigSource(path, overrides or ())  # a --set typo is blamed on --set
+    return config_from_dict(data, source=source, registry=registry)
 
 
 def validate_config(data: dict[str, Any], source: str = "the config") -> None:

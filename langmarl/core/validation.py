@@ -54,27 +54,74 @@ def _shorten(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def config_error(exc: ValidationError, model: type[BaseModel], source: str = "") -> ConfigError:
+class ConfigSource(str):
+    """Where a config's values came from: a file's path (the string itself), plus the dotted
+    keys that ``--set`` (or a call's keyword overrides) put over it. It passes wherever a
+    source path does, so the loaders need no new parameter; :func:`config_error` then blames
+    a wrong key or value on ``--set`` when that is where it came from, not on the file."""
+
+    overridden: frozenset[str]
+
+    def __new__(cls, path: object, overrides: Iterable[str] = ()) -> ConfigSource:
+        made = super().__new__(cls, str(path))
+        made.overridden = frozenset(overrides)
+        return made
+
+
+def _given_with_set(loc: tuple[int | str, ...], source: str) -> bool:
+    """Whether the value at ``loc`` (or a mapping above it) was given with ``--set``."""
+    overridden = getattr(source, "overridden", frozenset())
+    parts = [str(p) for p in loc]
+    return any(".".join(parts[:n]) in overridden for n in range(1, len(parts) + 1))
+
+
+def config_error(
+    exc: ValidationError, model: type[BaseModel], source: str = "", at: str = ""
+) -> ConfigError:
     """Build one :class:`ConfigError` listing every problem in ``exc``.
 
     Args:
         exc: The pydantic error.
         model: The model class that was being validated (for "did you mean" on unknown keys).
-        source: Where the values came from (a path), for the message header.
+        source: Where the values came from (a path, or a :class:`ConfigSource`), for the
+            message header.
+        at: The dotted section of the file ``model`` was validated from (``"trainer"``):
+            fields are named from the file's top (``trainer.max_steps``).
     """
-    lines = []
+    lines, from_set = [], False
     for err in exc.errors():
         loc = tuple(err["loc"])
-        field = ".".join(str(p) for p in loc) or "(root)"
-        if err["type"] == "extra_forbidden":
-            lines.append(f"- {field}: {_unknown_key(str(loc[-1]), _fields_at(model, loc[:-1]))}")
-            continue
-        message = err["msg"]
-        if "input" in err and err["type"] != "missing":
-            message += f" (got {_shorten(err['input'])})"
-        lines.append(f"- {field}: {message}")
+        base = (*at.split("."), *loc) if at else loc
+        for named, message in _problems(err, model, base):
+            field = ".".join(str(p) for p in named) or "(root)"
+            if _given_with_set(named, source):
+                field, from_set = f"--set {field}", True
+            lines.append(f"- {field}: {message}")
     where = f" in {source}" if source else ""
+    if from_set:
+        where = f" (--set over {source})" if source else " (--set)"
     return ConfigError(f"Invalid {model.__name__}{where}:\n" + "\n".join(lines))
+
+
+def _problems(
+    err: Any, model: type[BaseModel], named: tuple[int | str, ...]
+) -> list[tuple[tuple[int | str, ...], str]]:
+    """What one pydantic error says, as (field path from the file's top, message) pairs. A
+    nested config validated by a field validator (an LLM given as a dict) raised its own
+    :func:`config_error`: its lines are named from the outer field (``llm.temperature``)
+    instead of one "Value error" line quoting the whole mapping."""
+    loc = tuple(err["loc"])
+    if err["type"] == "extra_forbidden":
+        return [(named, _unknown_key(str(loc[-1]), _fields_at(model, loc[:-1])))]
+    inner = (err.get("ctx") or {}).get("error")
+    if isinstance(inner, ConfigError) and str(inner).startswith("Invalid "):
+        nested = [line[2:].partition(": ") for line in str(inner).splitlines()[1:]]
+        if nested and all(line[1] for line in nested):
+            return [((*named, *sub.split(".")), text) for sub, _, text in nested]
+    message = err["msg"]
+    if "input" in err and err["type"] != "missing":
+        message += f" (got {_shorten(err['input'])})"
+    return [(named, message)]
 
 
 def validate_model(model: type[M], data: Any, source: str = "") -> M:

@@ -24,7 +24,7 @@ from langmarl.config.runs_root import (
     take_section_placement,
 )
 from langmarl.core.errors import ConfigError
-from langmarl.core.validation import config_error
+from langmarl.core.validation import ConfigSource, config_error
 from langmarl.magrpo.config import ActorCriticConfig, MAGRPOConfig, TrainerConfig
 from langmarl.magrpo.feedback import FeedbackMode, expert_llm_config
 
@@ -121,16 +121,16 @@ class RunConfig(BaseModel):
         """Where the run lands: ``<runs_dir>/<run_id or algorithm>``."""
         return Path(self.runs_dir) / (self.run_id or self.algorithm)
 
-    def trainer_config(self) -> TrainerConfig:
+    def trainer_config(self, source: str = "") -> TrainerConfig:
         """The validated trainer config (num_agents follows ``models``; ``output_dir`` is
-        :attr:`run_dir`, ``seed`` the run's)."""
+        :attr:`run_dir`, ``seed`` the run's); errors name ``trainer.<field>`` in ``source``."""
         cls = TRAINER_CONFIGS[self.algorithm]
         data = {"num_agents": len(self.models), **self.trainer}
         data |= {"output_dir": str(self.run_dir), "seed": self.seed}
         try:
             return cls(**data)
         except ValidationError as exc:
-            raise config_error(exc, cls, "trainer") from None
+            raise config_error(exc, cls, source, at="trainer") from None
 
 
 RUN_CONFIG_FILE = "run_config.json"
@@ -188,8 +188,8 @@ def load_run_config(path: str | Path, overrides: dict[str, Any] | None = None) -
     try:
         config = RunConfig(**data)
     except ValidationError as exc:
-        raise config_error(exc, RunConfig, str(path)) from None
-    config.trainer_config()  # fail early on bad trainer fields
+        raise config_error(exc, RunConfig, ConfigSource(path, overrides or ())) from None
+    config.trainer_config(ConfigSource(path, overrides or ()))  # fail early on bad fields
     return config
 
 

@@ -106,3 +106,26 @@ def test_usage_errors_are_one_error_line_like_every_other_error() -> None:
         assert done.returncode != 0 and done.stdout == "", done
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith(expected), done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["train", "quickstart.json", "--set", "num_iteration=1"],
+         "- --set num_iteration: unknown key. Did you mean 'num_iterations'?"),
+        (["train", "quickstart.json", "--set", "llm.temprature=0.3"],
+         "- --set llm.temprature: unknown key. Did you mean 'temperature'?"),
+        (["magrpo", "train", "magrpo/quickstart.json", "--set", "trainer.max_stepz=3"],
+         "- --set trainer.max_stepz: unknown key. Did you mean 'max_steps'?"),
+        (["p2p", "run", "balance", "p2p/smoke.yaml", "--set", "total_timestep=3"],
+         "- --set total_timestep: unknown key. Did you mean 'total_timesteps'?"),
+    ],
+)  # fmt: skip
+def test_a_set_typo_is_blamed_on_set_in_at_most_three_lines(args: list[str], line: str) -> None:
+    """Issue 42, item 4: a typo in --set was blamed on the config file; a nested one (an LLM
+    field, a trainer field) came as a "Value error" quoting the whole mapping."""
+    args = [str(CONFIGS / a) if a.endswith((".json", ".yaml")) else a for a in args]
+    result = CliRunner().invoke(build_app(), args)
+    said = str(result.exception)
+    assert result.exit_code != 0 and said.splitlines()[1:] == [line], said
+    assert "(--set over " in said.splitlines()[0], said  # two lines: header (path) and the fix
