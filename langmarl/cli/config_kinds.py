@@ -41,6 +41,47 @@ def command_for(config: ConfigKind) -> str:
     return " ".join(("langmarl", *kinds.get(RUN_KINDS[config]).command))
 
 
+JOB_CONFIGS: dict[str, ConfigKind] = {
+    "language": "env", "parl_language": "env", "magrpo": "magrpo", "iac": "magrpo",
+    "maac": "magrpo", "parl_grpo": "parl_grpo", "p2p": "p2p",
+}  # fmt: skip
+"""The kind of config each kind of job trains from (``langmarl jobs submit KIND CONFIG``)."""
+
+
+def require_job_config_kind(path: str | Path, job_kind: str) -> None:
+    """:func:`require_config_kind` for ``langmarl jobs submit``: the refusal names the job
+    kind to submit instead. Kinds without a config kind of their own pass.
+
+    Raises:
+        ConfigError: if the file's keys say it trains another kind of job.
+    """
+    expected = JOB_CONFIGS.get(job_kind)
+    found = _kind_of(path)
+    if expected is not None and found is not None and found != expected:
+        from langmarl.core.errors import ConfigError
+
+        raise ConfigError(
+            f"{path} is {_article(found)} {found} config, not one for a {job_kind} job: "
+            f"submit it as `langmarl jobs submit {RUN_KINDS[found]} {path}`"
+        )
+
+
+def _kind_of(path: str | Path) -> ConfigKind | None:
+    """The kind of the config at ``path``; None when it cannot be read (its command's own
+    loader then says why)."""
+    from langmarl.config.loading import read_mapping
+    from langmarl.core.errors import ConfigError
+
+    try:
+        return config_kind(read_mapping(Path(path)))
+    except ConfigError:
+        return None
+
+
+def _article(word: str) -> str:
+    return "an" if word[0] in "aeiou" else "a"
+
+
 def require_config_kind(path: str | Path, expected: ConfigKind) -> None:
     """Refuse, in one line naming the right command, a config file of another kind than
     ``expected`` (an unreadable file is left to the command's own loader to report).
@@ -48,16 +89,11 @@ def require_config_kind(path: str | Path, expected: ConfigKind) -> None:
     Raises:
         ConfigError: if the file's keys say it is for another command.
     """
-    from langmarl.config.loading import read_mapping
     from langmarl.core.errors import ConfigError
 
-    try:
-        found = config_kind(read_mapping(Path(path)))
-    except ConfigError:
-        return
-    if found != expected:
-        article = "an" if found[0] in "aeiou" else "a"
+    found = _kind_of(path)
+    if found is not None and found != expected:
         raise ConfigError(
-            f"{path} is {article} {found} config, not one for `{command_for(expected)}`: run "
-            f"`{command_for(found)} {path}`"
+            f"{path} is {_article(found)} {found} config, not one for "
+            f"`{command_for(expected)}`: run `{command_for(found)} {path}`"
         )

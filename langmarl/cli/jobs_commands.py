@@ -92,9 +92,12 @@ def submit(
             "jobs with it: add --wait, or give --address auto / ray://HOST:10001"
         )
 
+    from langmarl.cli.config_kinds import require_job_config_kind
     from langmarl.config.loading import read_mapping
     from langmarl.jobs.environment import key_variables, known_key_variables
 
+    if config:
+        require_job_config_kind(config, kind)
     overrides = parse_overrides(set_)
     read = read_mapping(Path(config)) if config else {}
     # the operator submits: the job gets the keys its config reads and every provider's

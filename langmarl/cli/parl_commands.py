@@ -38,12 +38,14 @@ def train(
     runs_dir: Path | None = RUNS_DIR_SET,
 ) -> None:
     """Language space: optimize the orchestrator's prompt, λ annealed per iteration."""
+    from langmarl.cli.config_kinds import require_config_kind
     from langmarl.config.loading import load_config
     from langmarl.core.errors import ConfigError
     from langmarl.parl.config import ParallelTasksConfig
     from langmarl.parl.curves import CURVES_FILE
     from langmarl.parl.language import build_parl_trainer
 
+    require_config_kind(config, "env")
     chosen = parse_overrides(overrides) | ({"run_id": run_id} if run_id is not None else {})
     loaded = load_config(config, with_runs_dir(chosen, runs_dir))
     if not isinstance(loaded, ParallelTasksConfig):
@@ -65,10 +67,13 @@ def grpo(
     ),
 ) -> None:
     """Weight space: GRPO on the orchestrator's plans, sub-agents frozen (embedded model)."""
+    from langmarl.cli.config_kinds import require_config_kind
     from langmarl.parl.grpo import OrchestratorGRPO
     from langmarl.store.lock import RunLock
 
     path = config_argument(config, config_option)
+    if path is not None:
+        require_config_kind(path, "parl_grpo")
     env, grpo_config = build_grpo(read_grpo_sections(path, parse_overrides(overrides)))
     with RunLock(grpo_config.output_dir):  # two processes never write one run directory
         trainer = OrchestratorGRPO(env, grpo_config)

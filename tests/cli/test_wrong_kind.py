@@ -30,6 +30,16 @@ def _refused(*args: str) -> str:
         (["magrpo", "train", str(CONFIGS / "quickstart.json")], "langmarl train"),
         (["magrpo", "train", str(CONFIGS / "p2p/smoke.yaml")], "langmarl p2p run"),
         (["p2p", "run", "balance", str(CONFIGS / "quickstart.json")], "langmarl train"),
+        (["parl", "grpo", str(CONFIGS / "quickstart.json")], "langmarl train"),
+        (["parl", "train", str(CONFIGS / "magrpo/quickstart.json")], "langmarl magrpo train"),
+        (
+            ["jobs", "submit", "magrpo", str(CONFIGS / "quickstart.json")],
+            "langmarl jobs submit language",
+        ),
+        (
+            ["jobs", "submit", "language", str(CONFIGS / "p2p/smoke.yaml")],
+            "langmarl jobs submit p2p",
+        ),
     ],
 )
 def test_a_config_for_another_command_names_it(args: list[str], command: str) -> None:
