@@ -76,16 +76,18 @@ class RoleClients:
         """The clients of parts built by the caller, recording into ``ledger`` (default:
         the ledger one of their clients records into, else a new one). An env without an
         actor client gets one for ``config.get_actor_llm()``; an env that uses a judge and
-        has none gets one for the critic's model."""
+        has none gets the critic's client under the role ``judge`` (same model and backend,
+        as :meth:`from_config` gives it)."""
         own = [env.llm, env.judge_llm, critic.llm, optimizer.llm]
         ledger = ledger or next((c.ledger for c in own if c and c.ledger), None) or UsageLedger()
         actor = recording(env.llm, "actor", ledger)
+        critic_client = recording(critic.llm, "critic", ledger)
         judge = recording(env.judge_llm, "judge", ledger) if env.uses_judge else None
-        if env.uses_judge and judge is None:
-            judge = LLMClient(config.get_critic_llm(), role="judge", ledger=ledger)
+        if env.uses_judge and judge is None and critic_client is not None:
+            judge = critic_client.with_role("judge")
         return cls(
             actor=actor or LLMClient(config.get_actor_llm(), role="actor", ledger=ledger),
-            critic=recording(critic.llm, "critic", ledger),
+            critic=critic_client,
             optimizer=recording(optimizer.llm, "optimizer", ledger),
             judge=judge,
             ledger=ledger,

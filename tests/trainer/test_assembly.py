@@ -82,3 +82,20 @@ def test_the_trainer_uses_the_assembled_clients_and_makes_none(tmp_path: Path) -
     assert trainer.env.llm is clients.actor and trainer.env.judge_llm is clients.judge
     assert trainer.critic.llm is clients.critic and trainer.optimizer.llm is clients.optimizer
     assert trainer.ledger is clients.ledger
+
+
+def test_parts_built_by_the_caller_record_into_one_ledger_by_role(tmp_path: Path) -> None:
+    from trainer_fakes import make_parts
+
+    from langmarl.trainer.monte_carlo import MonteCarloTrainer
+
+    config, _, critic, optimizer = make_parts(tmp_path)
+    env = JudgedEnv(config)
+    env.set_llm(critic.llm)  # one scripted client shared by every part, with no ledger
+    trainer = MonteCarloTrainer(config, env, critic, optimizer, callbacks=[])
+    clients = trainer.clients
+    assert trainer.env.llm is clients.actor and trainer.env.judge_llm is clients.judge
+    roles = {c.role: c for c in (clients.actor, clients.critic, clients.optimizer, clients.judge)}
+    assert set(roles) == {"actor", "critic", "optimizer", "judge"}
+    assert {id(c.ledger) for c in roles.values()} == {id(trainer.ledger)}
+    assert clients.judge.backend is clients.critic.backend  # the critic's model, not a new one
