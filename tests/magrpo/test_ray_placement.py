@@ -2,17 +2,20 @@
 cluster of two Ray nodes (one CPU each), their runs against the in-process runs, a SIGKILLed
 actor and the resume after it, and the one-line errors of bad input.
 
-The cluster is two raylets on this machine started by ``ray.cluster_utils.Cluster`` (what
-``ray start --head`` and ``ray start --address`` start, without the CLI's shared session
-directory), stopped in the fixture's finalizer.
+The cluster is two ``ray start`` nodes on this machine (``--head`` and ``--address``, one
+CPU each), stopped by pid in the fixture's finalizer.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import signal
 import socket
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -42,11 +45,12 @@ def _trainer(models, tokenizers, run_dir: Path, reward=length_reward, **override
 
 
 def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, ended but not yet reaped, counts as gone)."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
         return False
-    return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"  # a zombie is gone too
+    return state != "Z"
 
 
 def _all_gone(pids: list[int], within_s: float = 20.0) -> bool:
@@ -62,6 +66,15 @@ def _losses_and_rewards(history: list[dict[str, Any]]) -> list[tuple[float, ...]
     return [(m["reward_mean"], m["agent-0/loss"], m["agent-1/loss"]) for m in history]
 
 
+RAY = Path(sys.executable).with_name("ray")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
 # -- bad input, one line each (no Ray started) -------------------------------------------------
 def test_ray_placement_without_ray_names_the_extra(monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)  # what `import ray` sees when not installed
@@ -71,9 +84,7 @@ def test_ray_placement_without_ray_names_the_extra(monkeypatch) -> None:
 
 
 def test_an_unreachable_ray_address_is_one_line() -> None:
-    with socket.socket() as probe:  # a port nothing listens on once closed
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = _free_port()  # nothing listens there once the probe is closed
     with pytest.raises(ConfigError, match=rf"'127.0.0.1:{port}' is unreachable") as error:
         check_reachable(f"127.0.0.1:{port}")
     assert "\n" not in str(error.value) and "ray start --head" in str(error.value)
@@ -103,29 +114,76 @@ def test_a_trainer_without_ray_support_refuses_before_starting_ray(tiny_models, 
 
 def test_an_unreachable_ray_address_stops_the_trainer_before_ray_starts(tiny_models, tmp_path):
     models, tokenizers = tiny_models
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        address = f"127.0.0.1:{probe.getsockname()[1]}"
+    address = f"127.0.0.1:{_free_port()}"
     with pytest.raises(ConfigError, match="is unreachable"):
         _trainer(models, tokenizers, tmp_path, placement="ray", ray_address=address)
 
 
 # -- on a two-node local cluster ---------------------------------------------------------------
+def _descendants(roots: set[int]) -> set[int]:
+    """``roots`` and every process below them (read from /proc)."""
+    parents = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the process ended meanwhile
+            continue
+        parents[int(stat.parent.name)] = int(fields[1])
+    found, grew = set(roots), True
+    while grew:
+        below = {pid for pid, parent in parents.items() if parent in found} - found
+        found, grew = found | below, bool(below)
+    return found
+
+
+def _stop_nodes(temp: Path) -> None:
+    """End the processes of the nodes started with ``--temp-dir temp`` (their command lines
+    name it) and every process below them (the actors' workers), by pid: ``ray stop`` would
+    stop every Ray of the machine, other runs' too."""
+    roots = set()
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if str(temp) in cmdline.read_text(errors="replace"):
+                roots.add(int(cmdline.parent.name))
+        except OSError:
+            continue
+    pids = _descendants(roots) - {os.getpid()}
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, sig)
+        if _all_gone(sorted(pids), within_s=10):
+            return
+
+
 @pytest.fixture(scope="module")
 def two_nodes():
-    """Two Ray nodes of one CPU each on this machine, this process joined as the driver."""
+    """Two Ray nodes of one CPU each on this machine (``ray start --head`` and ``ray start
+    --address``), this process joined as the driver. Ray 2.60's ``ray start`` turns on token
+    authentication, which a node joining needs the head's token for; this local cluster
+    opts out (``RAY_AUTH_MODE=disabled``) so nothing is read outside the repository."""
     import ray
-    from ray.cluster_utils import Cluster
 
-    cluster = Cluster(initialize_head=True,
-                      head_node_args={"num_cpus": 1, "include_dashboard": False})  # fmt: skip
+    temp = Path(tempfile.mkdtemp(prefix="lmray", dir="/tmp"))  # short: socket paths ≤ 107
+    port = _free_port()
+    env = {**os.environ, "RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
+    head = ["--head", f"--port={port}", "--include-dashboard=false",
+            f"--ray-client-server-port={_free_port()}"]  # fmt: skip
     try:
-        cluster.add_node(num_cpus=1)
-        ray.init(address=cluster.address, logging_level="WARNING")
-        yield cluster
+        for role in (head, [f"--address=127.0.0.1:{port}"]):
+            # Ports whose defaults are fixed get free ones: other Ray clusters may run here.
+            ports = [f"--dashboard-agent-listen-port={_free_port()}",
+                     f"--metrics-export-port={_free_port()}"]  # fmt: skip
+            command = [str(RAY), "start", *role, *ports, "--num-cpus=1", f"--temp-dir={temp}",
+                       "--disable-usage-stats"]  # fmt: skip
+            subprocess.run(command, env=env, check=True, capture_output=True, timeout=180)
+        ray.init(address=f"127.0.0.1:{port}", logging_level="WARNING")
+        assert len([n for n in ray.nodes() if n["Alive"]]) == 2
+        yield temp
     finally:
         ray.shutdown()
-        cluster.shutdown()
+        _stop_nodes(temp)
+        shutil.rmtree(temp, ignore_errors=True)
 
 
 @pytest.mark.slow
@@ -162,6 +220,17 @@ def test_more_gpus_than_the_two_nodes_have_fails_before_any_actor(two_nodes, tin
     models, tokenizers = tiny_models
     with pytest.raises(ConfigError, match="ask for 2 GPUs but the Ray cluster has 0"):
         _trainer(models, tokenizers, tmp_path, placement="ray", agent_num_gpus=1)
+
+
+@pytest.mark.slow
+def test_an_address_other_than_the_joined_cluster_is_refused(two_nodes, tiny_models, tmp_path):
+    models, tokenizers = tiny_models
+    with socket.socket() as other:  # something answers there, but not the joined cluster
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        address = f"127.0.0.1:{other.getsockname()[1]}"
+        with pytest.raises(ConfigError, match="already joined the Ray cluster at"):
+            _trainer(models, tokenizers, tmp_path, placement="ray", ray_address=address)
 
 
 @pytest.mark.slow

@@ -64,11 +64,12 @@ def connect(config: TrainerConfig) -> bool:
         ConfigError: for an unreachable address, or one where no Ray cluster answers.
     """
     ray = ray_module()
-    if ray.is_initialized():
-        return False
     address = config.ray_address
     if address is not None and address not in LOCAL_ADDRESSES:
         check_reachable(address)
+    if ray.is_initialized():
+        _check_joined(address, ray.get_runtime_context().gcs_address)
+        return False
     try:
         ray.init(address=address, include_dashboard=False, logging_level="WARNING")
     except ConnectionError as exc:
@@ -77,6 +78,18 @@ def connect(config: TrainerConfig) -> bool:
             "(ray start --head) or leave ray_address null to start a local Ray"
         ) from None
     return True
+
+
+def _check_joined(address: str | None, joined: str) -> None:
+    """Refuse a ``ray_address`` whose port is not that of the cluster this process joined
+    (``ray.init`` once per process: the run cannot reach another cluster)."""
+    if address is None or address in LOCAL_ADDRESSES:
+        return
+    if address.rpartition(":")[2] != joined.rpartition(":")[2]:
+        raise ConfigError(
+            f"ray_address {address!r}, but this process already joined the Ray cluster at "
+            f"{joined!r}: set ray_address to it (or null), or call ray.shutdown() first"
+        )
 
 
 def check_resources(config: TrainerConfig, cluster: Mapping[str, float]) -> None:
