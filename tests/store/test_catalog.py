@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -77,7 +78,9 @@ def test_language_metrics_stream_and_show(tmp_path: Path) -> None:
     assert "+Answer briefly." in details["diffs"]["a"]
     result = CliRunner().invoke(build_app(), ["runs", "show", str(run)])
     assert result.exit_code == 0, result.output
-    assert "diff against checkpoint 0" in result.output and "+Answer briefly." in result.output
+    assert "diff against checkpoint 0" in result.output
+    # the marker keeps a column of its own (a wrapped line stays under its text)
+    assert re.search(r"^\+ +Answer briefly\.", result.output, re.MULTILINE), result.output
 
 
 def test_runs_command_filters_and_refuses_unknown_values(tmp_path: Path) -> None:
