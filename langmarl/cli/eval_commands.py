@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from langmarl.cli.common import RUN_DIR_FIX, compact_table, console, require_dir
-from langmarl.store.kinds import EvalRequest
+from langmarl.store.kinds import EvalRequest, HeldoutResult
 
 if TYPE_CHECKING:
     from langmarl.trainer.evaluation import HeldoutComparison
@@ -71,7 +71,7 @@ def eval_run(
     render_result(run_dir, result)
 
 
-def render_result(run_dir: Path, result: Any) -> None:
+def render_result(run_dir: Path, result: HeldoutResult | None) -> None:
     """Print a kind's evaluation result: the language comparison and the weight-space
     report in full, any other result by its ``headline()`` (nothing for ``None``)."""
     from langmarl.cli.magrpo_commands import render_report
