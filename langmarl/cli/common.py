@@ -129,7 +129,8 @@ def one_line_usage_errors() -> None:
     except ImportError:  # typer without rich: click's plain "Error: …" lines
         return
     if hasattr(rich_utils, "rich_format_error"):
-        rich_utils.rich_format_error = _print_usage_error
+        setattr(rich_utils, "rich_format_error", _print_usage_error)  # noqa: B010 (typed as
+        # typer's vendored click exception, which this module does not import)
 
 
 def _print_usage_error(error: Any) -> None:

@@ -70,7 +70,7 @@ class ConfigSource(str):
 
 def _given_with_set(loc: tuple[int | str, ...], source: str) -> bool:
     """Whether the value at ``loc`` (or a mapping above it) was given with ``--set``."""
-    overridden = getattr(source, "overridden", frozenset())
+    overridden = source.overridden if isinstance(source, ConfigSource) else frozenset()
     parts = [str(p) for p in loc]
     return any(".".join(parts[:n]) in overridden for n in range(1, len(parts) + 1))
 
