@@ -9,6 +9,7 @@ CPU each), stopped by pid in the fixture's finalizer.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -303,3 +304,37 @@ def test_a_killed_actor_stops_the_step_and_the_run_resumes_every_step_once(
     assert _all_gone(pids)
     with pytest.raises(ConfigError, match="agent-0's Ray actor was stopped"):
         second.evaluate()
+
+
+TARGET = Path(__file__).with_name("ray_driver_target.py")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL])
+def test_no_actor_or_ray_process_outlives_a_cancelled_or_killed_driver(tmp_path, signum):
+    """SIGTERM (``langmarl jobs cancel``): the run stops, saved ``cancelled`` (Ray's own
+    SIGTERM handler does not replace langmarl's), its actors killed by ``close()``. SIGKILL:
+    nothing runs in the driver, and Ray ends the actors of a driver that died and the local
+    Ray it started. Either way nothing of the run remains."""
+    driver = subprocess.Popen([sys.executable, str(TARGET), str(tmp_path)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 240
+        while not (tmp_path / "pids.json").is_file() and driver.poll() is None:
+            assert time.monotonic() < deadline, "the driver's actors never started"
+            time.sleep(0.5)
+        time.sleep(2)  # into a step
+        below = _descendants({driver.pid}) - {driver.pid}  # the local Ray, the actors' workers
+        actors = json.loads((tmp_path / "pids.json").read_text())["actors"]
+        assert set(actors) <= below or all(_alive(pid) for pid in actors)
+        driver.send_signal(signum)
+        assert driver.wait(timeout=120) != 0
+        # After SIGKILL, Ray's helper processes notice their raylet's end by polling: its
+        # runtime-env agent took 70-100 s here under load, so the wait is longer then.
+        within = 60 if signum == signal.SIGTERM else 240
+        assert _all_gone(sorted(below | set(actors)), within), "a Ray process outlived the run"
+        if signum == signal.SIGTERM:
+            assert RunDir(tmp_path / "run").record().status == "cancelled"
+    finally:
+        if driver.poll() is None:
+            driver.kill()

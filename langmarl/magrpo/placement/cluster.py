@@ -8,7 +8,9 @@ fit waits forever instead of failing.
 
 from __future__ import annotations
 
+import signal
 import socket
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -70,13 +72,20 @@ def connect(config: TrainerConfig) -> bool:
     if ray.is_initialized():
         _check_joined(address, ray.get_runtime_context().gcs_address)
         return False
+    on_sigterm = signal.getsignal(signal.SIGTERM)
     try:
-        ray.init(address=address, include_dashboard=False, logging_level="WARNING")
+        # null: a new local Ray ("local"), never a cluster ray.init would find by itself
+        # (RAY_ADDRESS, or the file a `ray start` on this machine left in /tmp/ray)
+        ray.init(address=address or "local", include_dashboard=False, logging_level="WARNING")
     except ConnectionError as exc:
         raise ConfigError(
             f"ray_address {address!r}: no Ray cluster answers there ({exc}): start one "
             "(ray start --head) or leave ray_address null to start a local Ray"
         ) from None
+    if callable(on_sigterm) and threading.current_thread() is threading.main_thread():
+        # ray.init replaces SIGTERM's handler with a sys.exit; the one installed before
+        # (the langmarl command's: a cancelled job ends its run "cancelled") stays.
+        signal.signal(signal.SIGTERM, on_sigterm)
     return True
 
 
