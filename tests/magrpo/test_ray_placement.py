@@ -120,6 +120,56 @@ def test_an_unreachable_ray_address_stops_the_trainer_before_ray_starts(tiny_mod
         _trainer(models, tokenizers, tmp_path, placement="ray", ray_address=address)
 
 
+# -- the actor's body, run in this process (no Ray) ------------------------------------------
+def test_the_worker_samples_and_updates_as_the_in_process_agent_does(tiny_models, tmp_path):
+    import copy
+
+    import torch
+
+    from langmarl.magrpo.generation import generate
+    from langmarl.magrpo.placement.worker import AgentWorker
+    from langmarl.magrpo.policy import build_agents
+    from langmarl.magrpo.update import PolicyBatch, accumulate_policy_gradients, apply_gradients
+
+    models, tokenizers = tiny_models
+    config = MAGRPOConfig(num_agents=1, num_generations=2, max_new_tokens=4,
+                          use_chat_template=False, num_threads=1)  # fmt: skip
+    worker = AgentWorker(1, copy.deepcopy(models[1]), tokenizers[1], config)
+    (agent,) = build_agents([models[1]], config, tokenizers=[tokenizers[1]])
+    assert worker.agent.name == "agent-1" and worker.agent.device == "cpu"
+    prompts = ["Say hi.", "Name a color."]
+    batch = worker.generate(prompts, 2, False, seed=7)
+    generator = torch.Generator().manual_seed(7)
+    expected = generate(agent.sampler.model_for(agent.model), agent.tokenizer, prompts, 2,
+                        config, generator=generator)  # fmt: skip
+    assert batch.texts == expected.texts and torch.equal(batch.sequences, expected.sequences)
+    parts = [PolicyBatch(batch, torch.tensor([0.5, -0.5, 1.0, -1.0]), group=2)]
+    stats = worker.update(parts)
+    wanted = accumulate_policy_gradients(agent, parts, config)
+    apply_gradients(agent, config, wanted)
+    assert stats.loss == pytest.approx(wanted.loss) and stats.loss != 0
+    assert torch.equal(next(worker.agent.model.parameters()), next(agent.model.parameters()))
+    assert set(worker.timings()) == {"generate", "update"} and worker.timings() == {}
+
+    worker.save(str(tmp_path / "agent-1"), True)
+    fresh = AgentWorker(1, copy.deepcopy(models[0]), tokenizers[0], config)
+    fresh.load(str(tmp_path / "agent-1"), True, "step-000001")
+    for saved, loaded in zip(worker.agent.model.parameters(), fresh.agent.model.parameters(),
+                             strict=True):  # fmt: skip
+        assert torch.equal(saved, loaded)
+    assert fresh.agent.optimizer.state_dict()["state"]  # the optimizer's moments came along
+
+
+def test_process_placement_builds_the_agents_here(tiny_models):
+    from langmarl.magrpo.placement import place_agents
+
+    models, tokenizers = tiny_models
+    config = MAGRPOConfig(num_generations=2, use_chat_template=False)
+    placed, agents = place_agents(models, config, None, tokenizers, MAGRPOTrainer)
+    assert placed is None and [a.worker for a in agents] == [None, None]
+    assert [a.model for a in agents] == models
+
+
 # -- on a two-node local cluster ---------------------------------------------------------------
 def _descendants(roots: set[int]) -> set[int]:
     """``roots`` and every process below them (read from /proc)."""
