@@ -115,9 +115,13 @@ def _problems(
         return [(named, _unknown_key(str(loc[-1]), _fields_at(model, loc[:-1])))]
     inner = (err.get("ctx") or {}).get("error")
     if isinstance(inner, ConfigError) and str(inner).startswith("Invalid "):
-        nested = [line[2:].partition(": ") for line in str(inner).splitlines()[1:]]
+        header, *lines = str(inner).splitlines()
+        nested = [line[2:].partition(": ") for line in lines]
+        # a model-level validator (no field of its own) keeps the place its header names
+        where = header.rstrip(":").partition(" in ")[2]
+        outer = named or ((where,) if where else ())
         if nested and all(line[1] for line in nested):
-            return [((*named, *sub.split(".")), text) for sub, _, text in nested]
+            return [((*outer, *sub.split(".")), text) for sub, _, text in nested]
     message = err["msg"]
     if "input" in err and err["type"] != "missing":
         message += f" (got {_shorten(err['input'])})"
