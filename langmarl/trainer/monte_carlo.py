@@ -44,7 +44,8 @@ from langmarl.trainer.callbacks import Callback, LoggingCallback
 from langmarl.trainer.clients import RoleClients
 from langmarl.trainer.decisions import DecisionLog, check_validation_size
 from langmarl.trainer.health import check_failures
-from langmarl.trainer.phases import PhaseHooks, PhaseRunner, WorkerLimits
+from langmarl.trainer.phase_host import PhaseHooks, WorkerLimits
+from langmarl.trainer.phases import PhaseRunner
 from langmarl.trainer.run_files import record_config, sync_progress
 from langmarl.trainer.stats import iteration_stats
 from langmarl.trainer.validation import Validator
@@ -59,7 +60,7 @@ class MonteCarloTrainer:
     Args:
         config: Run config (``BaseConfig`` or a subclass); its worker limits
             (``episode_generation_workers``, ``max_workers``, ``optimizer_workers``) bound
-            the phases' concurrency (see :class:`~langmarl.trainer.phases.WorkerLimits`).
+            the phases' concurrency (see :class:`~langmarl.trainer.phase_host.WorkerLimits`).
         env: The environment; its ``agent_ids`` name the policies everywhere.
         critic: Evaluates episodes.
         optimizer: Generates gradients and updates policies.

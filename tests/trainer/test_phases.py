@@ -9,7 +9,7 @@ from trainer_fakes import count_peaks, make_parts
 from langmarl.config.base import BaseConfig
 from langmarl.core.errors import ConfigError
 from langmarl.trainer import MonteCarloTrainer
-from langmarl.trainer.phases import WorkerLimits
+from langmarl.trainer.phase_host import WorkerLimits
 
 
 def test_limits_come_from_the_config_fields() -> None:

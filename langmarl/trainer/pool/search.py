@@ -43,7 +43,8 @@ from langmarl.core.records import PolicyUpdate, Trajectory
 from langmarl.llm.tracker import UsageLedger
 from langmarl.trainer.decisions import Kind, UpdateDecision
 from langmarl.trainer.monte_carlo import MonteCarloTrainer
-from langmarl.trainer.phases import PhaseHooks, PhaseRunner
+from langmarl.trainer.phase_host import PhaseHooks
+from langmarl.trainer.phases import PhaseRunner
 from langmarl.trainer.pool.candidates import (
     Candidate,
     best_candidate,
