@@ -382,25 +382,6 @@ class RunDir:
         return len(rows) - len(kept)
 
 
-@contextlib.contextmanager
-def staged_dir(target: Path) -> Iterator[Path]:
-    """A directory written in full, then put in place: yields ``.<name>.tmp`` beside
-    ``target``, renamed to ``target`` when the block ends without error (an older
-    ``target`` is replaced). A kill mid-write leaves only the hidden staging directory,
-    which :meth:`RunDir.start` removes."""
-    staging = target.parent / f".{target.name}.tmp"
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    try:
-        yield staging
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    if target.exists():
-        shutil.rmtree(target)
-    os.replace(staging, target)
-
-
 def _ends_clean(path: Path) -> bool:
     data = path.read_bytes()
     return not data or data.endswith(b"\n")
