@@ -274,6 +274,13 @@ def test_more_gpus_than_the_two_nodes_have_fails_before_any_actor(two_nodes, tin
 
 
 @pytest.mark.slow
+def test_an_actor_that_cannot_build_its_agent_fails_the_start(two_nodes, tiny_models, tmp_path):
+    models, tokenizers = tiny_models  # torch knows no such device: each actor's build fails
+    with pytest.raises(AgentActorDied, match=r"died during its start .*fix the cause"):
+        _trainer(models, tokenizers, tmp_path, placement="ray", agent_devices=["nodevice"] * 2)
+
+
+@pytest.mark.slow
 def test_an_address_other_than_the_joined_cluster_is_refused(two_nodes, tiny_models, tmp_path):
     models, tokenizers = tiny_models
     with socket.socket() as other:  # something answers there, but not the joined cluster

@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 
 PLACEMENT_TIMEOUT_S = 120.0
 """How long the agents' placement group may wait for its resources before the run fails."""
+STARTING = "its start"
 RESUME = "resume from the last checkpoint: train(resume_from='latest') (CLI: --resume latest)"
 
 
@@ -59,9 +60,14 @@ class Pending:
             value = ray.get(self.ref)
         except ray.exceptions.RayActorError as exc:
             cause = str(exc).strip().splitlines()[-1][:200] if str(exc).strip() else ""
+            then = (
+                "fix the cause and start again"  # the actor never built its agent
+                if self.what == STARTING
+                else f"the step is lost and the run's actors are stopped; {RESUME}"
+            )
             raise AgentActorDied(
                 f"{self.agent}'s Ray actor died during {self.what} ({type(exc).__name__}: "
-                f"{cause}): the step is lost and the run's actors are stopped; {RESUME}"
+                f"{cause}): {then}"
             ) from None
         if self.check is not None:
             self.check()
@@ -107,7 +113,7 @@ class AgentHandle:
                           checkpoint_name)  # fmt: skip
 
     def describe(self) -> Pending:
-        return self._call("describe", "its start")
+        return self._call("describe", STARTING)
 
 
 class RayAgents:
