@@ -367,6 +367,7 @@ TARGET = Path(__file__).with_name("ray_driver_target.py")
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("tests/magrpo/test_ray_placement.py")  # after the two nodes, not beside
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL])
 def test_no_actor_or_ray_process_outlives_a_cancelled_or_killed_driver(tmp_path, signum):
     """SIGTERM (``langmarl jobs cancel``): the run stops, saved ``cancelled`` (Ray's own
