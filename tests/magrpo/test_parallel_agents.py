@@ -26,7 +26,7 @@ def one_thread():
     torch.set_num_threads(before)
 
 
-def train(tiny_models, tmp_path, parallel, parallel_updates=False):
+def train(tiny_models, tmp_path, parallel, parallel_updates=False, update_precision="fp32"):
     models, tokenizers = tiny_models
     config = MAGRPOConfig(
         output_dir=str(tmp_path / f"run-{parallel}"),
@@ -38,6 +38,8 @@ def train(tiny_models, tmp_path, parallel, parallel_updates=False):
         use_chat_template=False,
         parallel_agents=parallel,
         parallel_updates=parallel_updates,
+        update_precision=update_precision,
+        num_threads=1,  # not the free cores of the moment: a busy machine would change them
     )
     trainer = MAGRPOTrainer(
         [copy.deepcopy(m) for m in models],
@@ -72,6 +74,24 @@ def test_parallel_agents_give_the_sequential_texts_and_weights(
         for a, b in zip(seq.parameters(), par.parameters(), strict=True):
             assert torch.equal(a, b)
     assert torch.get_num_threads() == 1  # restored after the parallel sections
+
+
+def test_bf16_updates_on_parallel_threads_agree_with_sequential_ones_to_rounding(
+    tiny_models, tmp_path, one_thread
+):
+    """With ``update_precision="bf16"`` the updates' products run in oneDNN's bf16 kernels,
+    whose reduction order may follow the thread that runs them: the same texts and losses,
+    weights equal to bf16's rounding (not bit for bit, as fp32's are above)."""
+    seq = train(tiny_models, tmp_path, parallel=False, update_precision="bf16")
+    par = train(tiny_models, tmp_path / "par", True, True, update_precision="bf16")
+    assert par[0] == seq[0]
+    for key in ("agent-0/loss", "agent-1/loss", "reward_mean"):
+        assert [h.get(key) for h in par[1]] == pytest.approx([h.get(key) for h in seq[1]])
+    start = tiny_models[0][0]
+    for a, b, before in zip(seq[2][0].parameters(), par[2][0].parameters(), start.parameters(),
+                            strict=True):  # fmt: skip
+        moved = (a - before).abs().max()
+        assert (a - b).abs().max() <= 0.05 * moved + 1e-6  # far below what the update moved
 
 
 def test_parallel_training_changes_the_weights(tiny_models, tmp_path):
