@@ -160,57 +160,70 @@ def build_agents(
     Raises:
         ConfigError: if a count does not match ``num_agents``.
     """
-    import torch
-
     count = config.num_agents
     _check_count("agents", len(models), count, "pass one model (or model name) per agent")
     formatters = list(formatters) if formatters is not None else [default_formatter] * count
     _check_count("formatters", len(formatters), count, "pass one formatter per agent")
     if tokenizers is not None:
         _check_count("tokenizers", len(tokenizers), count, "pass one tokenizer per agent")
-    agents = []
-    for index, (source, formatter) in enumerate(zip(models, formatters, strict=True)):
-        device = config.device_of(index)
-        if isinstance(source, str):
-            model, tokenizer = load_causal_lm(source, device)
-        else:
-            if tokenizers is None:
-                raise ConfigError(
-                    "agents were given as loaded models but tokenizers is None: pass "
-                    "tokenizers=[...] (one per agent) or give model names instead"
-                )
-            model, tokenizer = source.to(device), tokenizers[index]
-            if tokenizer.pad_token_id is None:
-                tokenizer.pad_token = tokenizer.eos_token
-        reference = None
-        if config.beta > 0 and config.lora is None:
-            reference = copy.deepcopy(model).eval().requires_grad_(False)
-        if config.lora is not None:
-            model = apply_lora(model, config.lora, seed=config.seed * 1_000 + first + index)
-        trainable = [p for p in model.parameters() if p.requires_grad]
-        optimizer = torch.optim.AdamW(
-            trainable,
-            lr=config.learning_rate,
-            weight_decay=config.weight_decay,
-            fused=device == "cpu",  # one fused kernel: ~2x faster steps on CPU
+    return [
+        _build_one(first + index, source, formatter, tokenizers, config, index)
+        for index, (source, formatter) in enumerate(zip(models, formatters, strict=True))
+    ]
+
+
+def _placed(source: Any, tokenizers: Sequence[Any] | None, index: int, device: str) -> Any:
+    """``(model, tokenizer)`` of one agent on ``device``: loaded by name, or moved there."""
+    if isinstance(source, str):
+        return load_causal_lm(source, device)
+    if tokenizers is None:
+        raise ConfigError(
+            "agents were given as loaded models but tokenizers is None: pass "
+            "tokenizers=[...] (one per agent) or give model names instead"
         )
-        agents.append(
-            Agent(
-                name=f"agent-{first + index}",
-                model=model,
-                tokenizer=tokenizer,
-                formatter=formatter,
-                device=device,
-                optimizer=optimizer,
-                reference=reference,
-                uses_lora=config.lora is not None,
-                sampler=Sampler(
-                    resolve_precision(config.sampling_precision, config.lora is not None)
-                ),
-                update_precision=resolve_update_precision(config.update_precision, device),
-            )
-        )
-    return agents
+    model, tokenizer = source.to(device), tokenizers[index]
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return model, tokenizer
+
+
+def _build_one(
+    number: int,
+    source: Any,
+    formatter: Formatter,
+    tokenizers: Sequence[Any] | None,
+    config: TrainerConfig,
+    index: int,
+) -> Agent:
+    """Agent ``number`` (its name and LoRA seed) from the ``index``-th model given."""
+    import torch
+
+    device = config.device_of(index)
+    model, tokenizer = _placed(source, tokenizers, index, device)
+    reference = None
+    if config.beta > 0 and config.lora is None:
+        reference = copy.deepcopy(model).eval().requires_grad_(False)
+    if config.lora is not None:
+        model = apply_lora(model, config.lora, seed=config.seed * 1_000 + number)
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(
+        trainable,
+        lr=config.learning_rate,
+        weight_decay=config.weight_decay,
+        fused=device == "cpu",  # one fused kernel: ~2x faster steps on CPU
+    )
+    return Agent(
+        name=f"agent-{number}",
+        model=model,
+        tokenizer=tokenizer,
+        formatter=formatter,
+        device=device,
+        optimizer=optimizer,
+        reference=reference,
+        uses_lora=config.lora is not None,
+        sampler=Sampler(resolve_precision(config.sampling_precision, config.lora is not None)),
+        update_precision=resolve_update_precision(config.update_precision, device),
+    )
 
 
 def _check_count(what: str, got: int, expected: int, fix: str) -> None:
