@@ -100,7 +100,7 @@ def examples() -> list[dict[str, str]]:
 
 
 def worker_ours(
-    model_dir: str, turns: int, steps: int, variant: str = "ours"
+    model_dir: str, turns: int, steps: int, variant: str = "ours", threads: int | None = None
 ) -> list[tuple[float, float]]:
     from langmarl.magrpo import LoRAConfig, MAGRPOConfig, MAGRPOTrainer
 
@@ -121,6 +121,9 @@ def worker_ours(
         parallel_updates=variant == "ours-parallel-updates",
         sampling_precision=PRECISIONS.get(variant, "auto"),
         update_precision="fp32" if variant == "ours-fp32-update" else "auto",
+        # comlrl's thread count, pinned: the default follows the cores free at each step,
+        # which the load left by an earlier worker would lower
+        num_threads=threads,
     )
     trainer = MAGRPOTrainer(
         models,
@@ -197,7 +200,7 @@ def run_worker(args: argparse.Namespace) -> None:
     if args.worker == "comlrl":
         measured = worker_comlrl(args.model_dir, args.turns, args.steps)
     else:
-        measured = worker_ours(args.model_dir, args.turns, args.steps, args.worker)
+        measured = worker_ours(args.model_dir, args.turns, args.steps, args.worker, args.threads)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     result = {"times": [w for w, _ in measured], "cpu_times": [c for _, c in measured]}
     print("@@RESULT@@" + json.dumps({**result, "peak_mb": peak_mb, "split": SPLIT}))
