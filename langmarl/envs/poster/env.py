@@ -29,6 +29,7 @@ from langmarl.config.envs import PosterConfig
 from langmarl.core.base import BaseEnvironment, Exploring
 from langmarl.core.errors import ConfigError, EnvError
 from langmarl.core.records import AgentId, Policies, Step, Trajectory
+from langmarl.envs.agent_models import PerAgentModels
 from langmarl.envs.poster import prompts
 from langmarl.envs.poster.scoring import agent_credit, load_topics, poster_scores
 
@@ -42,7 +43,7 @@ DEFAULT_POLICY = "You are a helpful assistant."
 """Each agent's starting instruction; what to answer is in its observation."""
 
 
-class PosterEnv(Exploring, BaseEnvironment):
+class PosterEnv(PerAgentModels, Exploring, BaseEnvironment):
     """The poster task for language-space training (see the module docstring).
 
     Args:
@@ -77,12 +78,6 @@ class PosterEnv(Exploring, BaseEnvironment):
         self.agent_llms: dict[AgentId, Any] = {}
         if llm is not None:
             self.set_llm(llm)
-
-    def set_llm(self, client: Any) -> None:
-        """The actors' client; agents named in ``config.agent_models`` get a client of the
-        same endpoint and ledger running their own model."""
-        self.llm = client
-        self.agent_llms = {a: client.with_model(m) for a, m in self.config.agent_models.items()}
 
     @property
     def agent_ids(self) -> list[AgentId]:

@@ -36,6 +36,7 @@ from langmarl.core.base import BaseEnvironment, Exploring
 from langmarl.core.demos import Demonstration, DemoPolicy
 from langmarl.core.errors import EnvError
 from langmarl.core.records import AgentId, Policies, Step, Trajectory
+from langmarl.envs.agent_models import PerAgentModels
 from langmarl.envs.reference import prompts
 from langmarl.envs.reference.episodes import (
     Episode,
@@ -67,7 +68,7 @@ DEFAULT_POLICIES: Policies = {
 """Each agent's starting policy: its instruction and three worked demonstrations."""
 
 
-class ReferenceEnv(Exploring, BaseEnvironment):
+class ReferenceEnv(PerAgentModels, Exploring, BaseEnvironment):
     """The reference game for language-space training (see the module docstring).
 
     Args:
@@ -90,12 +91,6 @@ class ReferenceEnv(Exploring, BaseEnvironment):
         self.agent_llms: dict[AgentId, Any] = {}
         if llm is not None:
             self.set_llm(llm)
-
-    def set_llm(self, client: Any) -> None:
-        """The actors' client; agents named in ``config.agent_models`` get a client of the
-        same endpoint and ledger running their own model (a weight-trained agent)."""
-        self.llm = client
-        self.agent_llms = {a: client.with_model(m) for a, m in self.config.agent_models.items()}
 
     @property
     def agent_ids(self) -> list[AgentId]:
