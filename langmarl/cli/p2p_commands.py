@@ -35,8 +35,10 @@ def register(app: typer.Typer) -> None:
 # options shared by `run` and `bench` (`resume` reads the settings from the session)
 ITERATIONS = typer.Option(None, "--iterations", min=1, help="Max iterations.")
 TIMESTEPS = typer.Option(None, "--timesteps", min=1, help="PPO steps per run.")
-LLM = typer.Option("local", help="LLM preset or config file for the agents.")
-VLM = typer.Option(None, help="Multimodal preset for the video judge.")
+LLM = typer.Option(
+    None, help="LLM preset or config file for the agents (default: the config's llm, else local)."
+)
+VLM = typer.Option(None, help="Multimodal preset for the video judge (default: the config's).")
 RUNS_DIR = typer.Option(
     None, "--runs-dir", help="Where sessions are written (default: the config's runs_dir, runs/)."
 )
@@ -101,7 +103,7 @@ def run(
     ),
     iterations: int | None = ITERATIONS,
     timesteps: int | None = TIMESTEPS,
-    llm: str = LLM,
+    llm: str | None = LLM,
     vlm: str | None = VLM,
     runs_dir: Path | None = RUNS_DIR,
     overrides: list[str] | None = OVERRIDES,
@@ -121,7 +123,7 @@ def run(
     config = loop_config(
         env, iterations, timesteps, parse_overrides(overrides), path, runs_dir, check
     )
-    text, vision = _clients(llm, vlm)
+    text, vision = _clients(llm or config.llm or "local", vlm or config.vlm)
     session_dir = Path(config.runs_dir) / (config.run_id or new_session_id())
     console.print(f"p2p session {session_dir} on {config.env_id}")
     with session_progress(session_dir, config.max_iterations):
@@ -133,7 +135,7 @@ def resume(
     session_dir: Path = typer.Argument(
         ..., help="The session directory to continue, e.g. runs/session_20260101_120000_ab12."
     ),
-    llm: str = LLM,
+    llm: str | None = LLM,
     vlm: str | None = VLM,
 ) -> None:
     """Continue a killed, stopped or failed session where its files say it stopped (its
@@ -146,8 +148,9 @@ def resume(
     settings = SessionRecord(require_dir(session_dir, "session directory", fix)).run.read()
     if settings is None:  # said before the progress display starts
         raise ConfigError(f"{session_dir} holds no session (no run.json): {fix}")
-    text, vision = _clients(llm, vlm)
-    max_iterations = int((settings.get("config") or {}).get("max_iterations", 0)) or None
+    saved = settings.get("config") or {}
+    text, vision = _clients(llm or saved.get("llm") or "local", vlm or saved.get("vlm"))
+    max_iterations = int(saved.get("max_iterations", 0)) or None
     with session_progress(session_dir, max_iterations or 1):
         result = resume_session(session_dir, llm=text, vlm=vision)
     _report(result, session_dir)

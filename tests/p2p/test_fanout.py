@@ -222,3 +222,17 @@ def test_a_training_job_validates_its_reward_before_it_trains(tmp_path: Path) ->
         run_train_job(config)
     record = RunDir(tmp_path / "job").record()
     assert record.status == "failed" and not (tmp_path / "job" / "summary.json").exists()
+
+
+def test_a_session_config_names_its_models_and_never_an_inline_key():
+    """Issue 42, item 7: a session started as a job or over the API chooses its LLM in its
+    config; a key would be saved with the session, so it is refused."""
+    validate_loop_config({"llm": "local", "vlm": None})
+    assert LoopConfig(llm={"preset": "local", "max_tokens": 64}).llm == {
+        "preset": "local",
+        "max_tokens": 64,
+    }  # kept as given: saved with the session, resolved when it runs
+    with pytest.raises(ConfigError, match="api_key_env_var"):
+        validate_loop_config({"llm": {"preset": "openai", "api_key": "sk-x"}})
+    with pytest.raises(ConfigError, match="llm"):
+        validate_loop_config({"llm": "no-such-preset"})

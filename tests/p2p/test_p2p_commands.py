@@ -147,3 +147,20 @@ def test_p2p_resume_finishes_a_killed_session_and_refuses_a_finished_one(monkeyp
     again = runner.invoke(build_app(), ["p2p", "resume", str(session.path)])
     assert again.exit_code != 0
     assert "already ended (max_iterations)" in str(again.exception)
+
+
+def test_p2p_run_uses_the_configs_llm(tmp_path: Path, monkeypatch):
+    """A session config names its model (how a job or ``POST /api/sessions`` chooses it):
+    here a hosted preset whose key variable is unset, so the first call fails naming that
+    variable, before any session directory is made."""
+    monkeypatch.delenv("LANGMARL_TEST_NO_SUCH_KEY", raising=False)
+    config = tmp_path / "session.yaml"
+    config.write_text(
+        "env_id: InvertedPendulum-v5\nmax_iterations: 1\n"
+        "llm: {preset: gpt-4o-mini, api_key_env_var: LANGMARL_TEST_NO_SUCH_KEY}\n"
+    )
+    runs = tmp_path / "runs"
+    args = ["p2p", "run", "balance", str(config), "--runs-dir", str(runs)]
+    result = runner.invoke(build_app(), args)
+    assert result.exit_code != 0 and "LANGMARL_TEST_NO_SUCH_KEY" in str(result.exception)
+    assert not runs.exists() or not any(runs.iterdir())

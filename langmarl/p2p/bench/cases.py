@@ -31,8 +31,8 @@ BENCH_FILE = "bench.json"
 """The benchmark's table: plan, finished cases, summary per group, ``complete``."""
 BENCH_KEYS = ("cases", "cases_csv", "session")
 """Keys only a bench config has (a session config, which forbids unknown keys, has none)."""
-PLACEMENT = ("env_id", "runs_dir", "run_id")
-"""LoopConfig keys a benchmark sets for its sessions."""
+PLACEMENT = ("env_id", "runs_dir", "run_id", "llm", "vlm")
+"""LoopConfig keys a benchmark sets for its sessions (its cases, directory and models)."""
 
 
 class BenchCase(BaseModel):

@@ -76,6 +76,14 @@ class LoopConfig(BaseModel):
     """How the judges' scores become the iteration's: their mean; the lowest (any judge
     below ``pass_threshold`` vetoes); or the LLM reconciles the verdicts
     (:mod:`langmarl.p2p.agents.synthesis`)."""
+    llm: str | dict[str, Any] | None = None
+    """The agents' LLM (author, judges, reviser): a preset name, an LLM config file or an LLM
+    config mapping; ``langmarl p2p run --llm`` wins; None: the embedded model. How a session
+    started as a job or over the API (``POST /api/sessions``) names its model. An
+    ``api_key`` here is refused: the config is saved with the session, so name the key's
+    environment variable (``api_key_env_var``) instead."""
+    vlm: str | dict[str, Any] | None = None
+    """A multimodal LLM for the video judge, the same forms (``--vlm`` wins); None: none."""
     judge_workers: int = Field(default=3, ge=1, le=16)
     """Judges of an iteration run at once at most (code, summary and video judges)."""
     hp_tuning: bool = True
@@ -125,6 +133,19 @@ class LoopConfig(BaseModel):
     @classmethod
     def _renamed_keys(cls, data: Any) -> Any:
         return take_renamed(data, "seeds", "seed", SEEDS_MEANING)
+
+    @field_validator("llm", "vlm")
+    @classmethod
+    def _an_llm(cls, value: str | dict[str, Any] | None) -> str | dict[str, Any] | None:
+        from langmarl.llm.config import coerce_llm
+
+        if isinstance(value, dict) and value.get("api_key"):
+            raise ValueError(
+                "an api_key in a session's config would be saved with the session: set the "
+                "key in the environment and name its variable with api_key_env_var"
+            )
+        coerce_llm(value)  # a ConfigError names the preset or file that is not there
+        return value
 
     @field_validator("seed")
     @classmethod

@@ -5,8 +5,8 @@ Starting one submits a ``p2p`` job on the dashboard's jobs backend (the same che
 ``POST /api/jobs``: the config validated as ``langmarl p2p run`` would, before anything
 runs, 422 naming the field; no file outside the server's directories). Its session id is
 the job id, its run ``<runs dir>/<id>``; it is read like any session
-(``GET /api/runs/{id}/iterations``). A job's session uses the sessions' default LLM (the
-embedded model), as ``langmarl jobs submit p2p`` does.
+(``GET /api/runs/{id}/iterations``). Its models are the config's ``llm`` and ``vlm`` (a
+preset, an LLM config file or mapping, never an inline key; default: the embedded model).
 
 Stopping ends it as ``langmarl jobs cancel`` does, with SIGTERM: the session unwinds, keeps
 its judged iterations and records itself ``cancelled`` (resumable with ``langmarl p2p
