@@ -141,15 +141,17 @@ def serve(
 
         backend = local_backend(config)
         backend.engine.start()
-    shown = f"[{config.host}]" if ":" in config.host else config.host
-    port_bound = sock.getsockname()[1]
-    console.print(
-        f"Serving {source.label} at http://{shown}:{port_bound}/v1 (Ctrl-C stops)",
-        highlight=False,
-    )
-    if port_bound != DEFAULT_SERVE_PORT:
-        console.print(f"Clients: --llm langmarl-serve --port {port_bound}", highlight=False)
+    _announce(source.label, config.host, sock.getsockname()[1])
     run_server(config, backend, sock)
+
+
+def _announce(label: str, host: str, port: int) -> None:
+    """Where the server listens, and how a client names it when the port is not the
+    default."""
+    shown = f"[{host}]" if ":" in host else host
+    console.print(f"Serving {label} at http://{shown}:{port}/v1 (Ctrl-C stops)", highlight=False)
+    if port != DEFAULT_SERVE_PORT:
+        console.print(f"Clients: --llm langmarl-serve --port {port}", highlight=False)
 
 
 def _serve_config(**options: Any) -> ServeConfig:

@@ -289,13 +289,18 @@ def bench(
         console.print(f"case {start.index}: {outcome.status} score={outcome.best_score}")
 
     result = run_bench(config, llm=text, vlm=vision, hooks=BenchHooks(watch, done))
+    console.print(_bench_table(result.summary))
+    console.print(f"results: {result.bench_dir / 'bench.json'}")
+
+
+def _bench_table(summary: dict[str, Any]) -> Any:
+    """Success rate and mean score per group (all, each category, each difficulty)."""
     table = compact_table("cases", "success rate", "mean score", lead=("group",))
-    for name, row in result.summary.items():
+    for name, row in summary.items():
         table.add_row(
             name, str(row["cases"]), f"{row['success_rate']:.0%}", f"{row['mean_score']:.2f}"
         )
-    console.print(table)
-    console.print(f"results: {result.bench_dir / 'bench.json'}")
+    return table
 
 
 def bench_config(

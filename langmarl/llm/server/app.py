@@ -45,6 +45,19 @@ def local_backend(config: ServeConfig) -> LocalBackend:
     return LocalBackend(llm)
 
 
+def _refuse_when_busy(waiting: int, max_queued: int) -> None:
+    """503 when ``max_queued`` generations already wait: the client retries later rather than
+    queueing behind work it cannot see."""
+    if waiting >= max_queued:
+        raise RequestError(
+            f"The server has {waiting} generations waiting (max_queued {max_queued}): retry "
+            "in a few seconds",
+            status=503,
+            code="server_busy",
+            kind=SERVER_ERROR,
+        )
+
+
 def create_app(config: ServeConfig | None = None, backend: LocalBackend | None = None) -> FastAPI:
     """The FastAPI app serving the embedded model.
 
@@ -84,15 +97,7 @@ def create_app(config: ServeConfig | None = None, backend: LocalBackend | None =
         body = parsing.parse_request(parsing.decode_json(raw, request.headers.get("content-type")))
         parsing.check_limits(body, config)
         chat_requests = parsing.chat_requests(body, config)
-        waiting = local.engine.queued()
-        if waiting >= config.max_queued:
-            raise RequestError(
-                f"The server has {waiting} generations waiting (max_queued "
-                f"{config.max_queued}): retry in a few seconds",
-                status=503,
-                code="server_busy",
-                kind=SERVER_ERROR,
-            )
+        _refuse_when_busy(local.engine.queued(), config.max_queued)
         request_id = f"chatcmpl-{uuid.uuid4().hex[:24]}"
         stopper = responses.Stopper(config.request_timeout_s)
         sink = responses.StreamSink() if body.stream else None
