@@ -273,13 +273,24 @@ def bench(
     finished; the same command with ``--run-id`` continues it. ``--set`` and the options
     change the session settings.
     """
-    from langmarl.p2p.bench.run import BenchHooks, run_bench
+    from langmarl.cli.config_kinds import require_config_kind
+    from langmarl.p2p.bench.run import run_bench
 
+    if config_file is not None:  # another command's config: one line naming that command
+        require_config_kind(config_file, "p2p")
     options = {"runs_dir": runs_dir and str(runs_dir), "run_id": run_id, "limit": limit,
                "llm": llm, "vlm": vlm, "cases": cases_csv and str(cases_csv)}  # fmt: skip
     session = {"max_iterations": iterations, "total_timesteps": timesteps}
     config = bench_config(config_option, config_file, options, session, parse_overrides(overrides))
     text, vision = _clients(config.llm, config.vlm)
+    result = run_bench(config, llm=text, vlm=vision, hooks=_bench_hooks())
+    console.print(_bench_table(result.summary))
+    console.print(f"results: {result.bench_dir / 'bench.json'}")
+
+
+def _bench_hooks() -> Any:
+    """A progress display per case, and its outcome in one line when it ends."""
+    from langmarl.p2p.bench.run import BenchHooks
 
     def watch(start: Any) -> Any:
         title = f"case {start.index}/{start.total} ({start.case.env_id}) · "
@@ -288,9 +299,7 @@ def bench(
     def done(start: Any, outcome: Any) -> None:
         console.print(f"case {start.index}: {outcome.status} score={outcome.best_score}")
 
-    result = run_bench(config, llm=text, vlm=vision, hooks=BenchHooks(watch, done))
-    console.print(_bench_table(result.summary))
-    console.print(f"results: {result.bench_dir / 'bench.json'}")
+    return BenchHooks(watch, done)
 
 
 def _bench_table(summary: dict[str, Any]) -> Any:

@@ -31,6 +31,10 @@ def _refused(*args: str) -> str:
         (["magrpo", "train", str(CONFIGS / "p2p/smoke.yaml")], "langmarl p2p run"),
         (["p2p", "run", "balance", str(CONFIGS / "quickstart.json")], "langmarl train"),
         (["parl", "grpo", str(CONFIGS / "quickstart.json")], "langmarl train"),
+        (
+            ["p2p", "bench", str(CONFIGS / "p2p/cases.csv"), str(CONFIGS / "quickstart.json")],
+            "langmarl train",
+        ),
         (["parl", "train", str(CONFIGS / "magrpo/quickstart.json")], "langmarl magrpo train"),
         (
             ["jobs", "submit", "magrpo", str(CONFIGS / "quickstart.json")],
