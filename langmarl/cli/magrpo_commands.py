@@ -196,14 +196,24 @@ def _train_with_progress(trainer: WeightSpaceTrainer) -> None:
             metrics = original(examples)
             progress.advance(bar)
             step = trainer.step + 1  # the step metrics.jsonl names (from 1)
-            progress.console.print(
-                f"step {step}: reward {metrics['reward_mean']:.3f} "
-                f"return {metrics['return_mean']:.3f}"
-            )
+            progress.console.print(step_line(step, metrics))
             return metrics
 
         trainer.training_step = step_with_progress  # type: ignore[method-assign]
         trainer.train()
+
+
+def step_line(step: int, metrics: dict[str, float]) -> str:
+    """``step 3: reward 0.412 return 0.412``; with several turns, each turn's mean reward
+    (``reward 0.000 / 0.567``): a task that rewards only a later turn (the reference game's
+    listener) showed 0.000 at every step."""
+    turns = [
+        metrics[f"reward_turn{t}"] for t in range(len(metrics)) if f"reward_turn{t}" in metrics
+    ]
+    shown = (
+        " / ".join(f"{r:.3f}" for r in turns) if len(turns) > 1 else f"{metrics['reward_mean']:.3f}"
+    )
+    return f"step {step}: reward {shown} return {metrics['return_mean']:.3f}"
 
 
 def _print_headline(report: HeldoutReport, bold: bool = True) -> None:

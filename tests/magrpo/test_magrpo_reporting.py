@@ -34,3 +34,14 @@ def test_magrpo_reports_to_tensorboard_and_mlflow(
     history = client.get_metric_history(logged.info.run_id, "reward_mean")
     assert [m.step for m in history] == [1, 2]
     assert [m["step"] for m in RunDir(run).metrics()] == [1, 2]
+
+
+def test_the_step_line_shows_each_turns_reward_when_there_are_several() -> None:
+    """A task that rewards only its second turn (the reference game) printed reward 0.000
+    at every step: the line now shows each turn's mean."""
+    from langmarl.cli.magrpo_commands import step_line
+
+    one = {"reward_turn0": 0.4125, "reward_mean": 0.4125, "return_mean": 0.4125}
+    assert step_line(3, one) == "step 3: reward 0.412 return 0.412"
+    two = {"reward_turn0": 0.0, "reward_turn1": 0.5667, "reward_mean": 0.0, "return_mean": 0.5667}
+    assert step_line(4, two) == "step 4: reward 0.000 / 0.567 return 0.567"
