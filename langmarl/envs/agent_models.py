@@ -17,6 +17,12 @@ class PerAgentModels:
     llm: Any = None
     agent_llms: dict[AgentId, Any]
 
+    def _start_models(self, llm: Any) -> None:
+        """In ``__init__``: no client yet, or ``llm`` set as :meth:`set_llm` does."""
+        self.llm, self.agent_llms = None, {}
+        if llm is not None:
+            self.set_llm(llm)
+
     def set_llm(self, client: Any) -> None:
         self.llm = client
         self.agent_llms = {a: client.with_model(m) for a, m in self.config.agent_models.items()}

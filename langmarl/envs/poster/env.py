@@ -74,10 +74,7 @@ class PosterEnv(PerAgentModels, Exploring, BaseEnvironment):
             )
         tasks = [{"id": f"poster/{i}", "topic": t, "question": t} for i, t in enumerate(names)]
         self.splits = {"train": tasks[held:], "test": tasks[:held]}
-        self.llm = llm
-        self.agent_llms: dict[AgentId, Any] = {}
-        if llm is not None:
-            self.set_llm(llm)
+        self._start_models(llm)
 
     @property
     def agent_ids(self) -> list[AgentId]:

@@ -87,10 +87,7 @@ class ReferenceEnv(PerAgentModels, Exploring, BaseEnvironment):
         train = make_episodes(config.condition, "train", config.num_train, num_items=items)
         test = make_episodes(config.condition, "test", config.num_eval, num_items=items)
         self.splits = {"train": [_task(e) for e in train], "test": [_task(e) for e in test]}
-        self.llm = llm
-        self.agent_llms: dict[AgentId, Any] = {}
-        if llm is not None:
-            self.set_llm(llm)
+        self._start_models(llm)
 
     @property
     def agent_ids(self) -> list[AgentId]:
