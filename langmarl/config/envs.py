@@ -156,14 +156,7 @@ class PosterConfig(BaseConfig):
     @field_validator("agent_models")
     @classmethod
     def _known_agents(cls, value: dict[str, str]) -> dict[str, str]:
-        for agent in value:
-            if agent not in ("key_word", "tagline"):
-                hint = did_you_mean(agent, ["key_word", "tagline"])
-                raise ValueError(
-                    f"agent_models names {agent!r}, which is not a poster agent.{hint} "
-                    "Use key_word and/or tagline."
-                )
-        return value
+        return known_agent_models(value, ("key_word", "tagline"), "poster")
 
 
 class ReferenceConfig(BaseConfig):
@@ -196,14 +189,7 @@ class ReferenceConfig(BaseConfig):
     @field_validator("agent_models")
     @classmethod
     def _known_agents(cls, value: dict[str, str]) -> dict[str, str]:
-        for agent in value:
-            if agent not in ("speaker", "listener"):
-                hint = did_you_mean(agent, ["speaker", "listener"])
-                raise ValueError(
-                    f"agent_models names {agent!r}, which is not a reference agent.{hint} "
-                    "Use speaker and/or listener."
-                )
-        return value
+        return known_agent_models(value, ("speaker", "listener"), "reference")
 
 
 class TicTacToeConfig(BaseConfig):
@@ -217,3 +203,19 @@ class TicTacToeConfig(BaseConfig):
     """The opponent: exact minimax, or uniformly random moves seeded per episode."""
     max_steps: int = Field(default=12, ge=1)
     """Moves the player may make before the game is cut off."""
+
+
+def known_agent_models(value: dict[str, str], agents: tuple[str, str], env: str) -> dict[str, str]:
+    """``agent_models`` checked to name only ``agents`` (an env's two agents).
+
+    Raises:
+        ValueError: naming the unknown agent, the near name and the two there are.
+    """
+    for agent in value:
+        if agent not in agents:
+            hint = did_you_mean(agent, list(agents))
+            raise ValueError(
+                f"agent_models names {agent!r}, which is not a {env} agent.{hint} "
+                f"Use {agents[0]} and/or {agents[1]}."
+            )
+    return value
