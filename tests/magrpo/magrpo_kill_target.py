@@ -18,7 +18,8 @@ from langmarl.magrpo.trainer import MAGRPOTrainer
 DATA = [{"prompt": "Say hi."}, {"prompt": "Name a color."}, {"prompt": "Count."}]
 
 
-def main(run_dir: str, steps: int, sleep_s: float) -> None:
+def tiny_agents() -> tuple[list[LlamaForCausalLM], object]:
+    """Two 1-layer random Llamas over the embedded model's vocabulary (seed 0), one thread."""
     torch.set_num_threads(1)
     tokenizer = AutoTokenizer.from_pretrained(embedded_model_dir())
     torch.manual_seed(0)
@@ -28,11 +29,22 @@ def main(run_dir: str, steps: int, sleep_s: float) -> None:
         tie_word_embeddings=True, eos_token_id=tokenizer.eos_token_id,
         pad_token_id=tokenizer.pad_token_id,
     )  # fmt: skip
-    models = [LlamaForCausalLM(config) for _ in range(2)]
+    return [LlamaForCausalLM(config) for _ in range(2)], tokenizer
+
+
+def sleepy_reward(sleep_s: float):
+    """The length-difference reward, sleeping ``sleep_s`` first (so a signal lands mid-step)."""
 
     def reward(samples):
         time.sleep(sleep_s)
         return [float(len(s.completions[0]) - len(s.completions[1])) / 10 for s in samples]
+
+    return reward
+
+
+def main(run_dir: str, steps: int, sleep_s: float) -> None:
+    models, tokenizer = tiny_agents()
+    reward = sleepy_reward(sleep_s)
 
     args = MAGRPOConfig(
         output_dir=run_dir, num_generations=2, max_new_tokens=4, max_steps=steps,

@@ -9,15 +9,12 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 from pathlib import Path
 
-import torch
-from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+from magrpo_kill_target import sleepy_reward, tiny_agents  # beside this script
 
 from langmarl.core.signals import stop_on_signals
 from langmarl.magrpo.config import MAGRPOConfig
-from langmarl.magrpo.policy import embedded_model_dir
 from langmarl.magrpo.trainer import MAGRPOTrainer
 
 DATA = [{"prompt": "Say hi."}, {"prompt": "Name a color."}]
@@ -25,20 +22,8 @@ DATA = [{"prompt": "Say hi."}, {"prompt": "Name a color."}]
 
 def main(run_dir: Path) -> None:
     stop_on_signals()  # as the langmarl command does: SIGTERM ends the run "cancelled"
-    torch.set_num_threads(1)
-    tokenizer = AutoTokenizer.from_pretrained(embedded_model_dir())
-    torch.manual_seed(0)
-    config = LlamaConfig(
-        vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=1,
-        num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=256,
-        tie_word_embeddings=True, eos_token_id=tokenizer.eos_token_id,
-        pad_token_id=tokenizer.pad_token_id,
-    )  # fmt: skip
-    models = [LlamaForCausalLM(config) for _ in range(2)]
-
-    def reward(samples):
-        time.sleep(1.0)
-        return [float(len(s.completions[0]) - len(s.completions[1])) / 10 for s in samples]
+    models, tokenizer = tiny_agents()
+    reward = sleepy_reward(1.0)
 
     args = MAGRPOConfig(
         output_dir=str(run_dir / "run"), num_generations=2, max_new_tokens=4, max_steps=1000,
