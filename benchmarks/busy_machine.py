@@ -3,6 +3,9 @@
 ``--busy N`` starts N processes that each spin one core (plain Python loops, default
 priority) for the whole measurement, and samples the load average beside it.
 
+- ``--isa avx2``: cap torch's, oneDNN's, MKL's and CTranslate2's kernels at AVX2 for what
+  runs here (``langmarl.core.machine.KERNEL_CAPS``), to see an AVX2-only CPU's kernel choices
+  and a lower bound of its times on a newer CPU (issue 37).
 - ``run -- CMD ...``: time CMD beside the busy processes (e.g. ``python3 dev.py test`` at
   load 4: ``--busy 3``, the command's own work being the fourth).
 - ``examples``: every quick example of the README and the docs (as
@@ -203,6 +206,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--busy", type=int, default=2, help="processes spinning one core each")
     parser.add_argument("--tokens", type=int, default=64)
+    isa_help = "avx2: cap the kernels at AVX2 (an AVX2-only CPU's kernel choices)"
+    parser.add_argument("--isa", choices=["native", "avx2"], default="native", help=isa_help)
     parser.add_argument("--engine-rates", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--plain-rates", action="store_true", help=argparse.SUPPRESS)
     sub = parser.add_subparsers(dest="what")
@@ -212,6 +217,11 @@ def main() -> None:
     ex.add_argument("--quickstart", action="store_true")
     ex.add_argument("--engine", action="store_true")
     args = parser.parse_args()
+    if args.isa == "avx2":  # before anything here loads torch; what runs from here inherits it
+        from langmarl.core.machine import KERNEL_CAPS
+
+        os.environ.update(KERNEL_CAPS)
+    print_machine()
     if args.engine_rates:
         engine_rates(args.tokens)
     elif args.plain_rates:
@@ -226,5 +236,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    print_machine()
     main()

@@ -54,14 +54,31 @@ def native_bf16(text: str | None = None) -> bool:
     return bool(cpu_info(text)[1] & set(NATIVE_BF16))
 
 
-def describe(text: str | None = None) -> str:
-    """One line: ``CPU: AMD EPYC, 2 cores; AVX2 yes, AVX-512 no, …``."""
+KERNEL_CAPS = {
+    "ATEN_CPU_CAPABILITY": "avx2",
+    "ONEDNN_MAX_CPU_ISA": "AVX2",
+    "MKL_ENABLE_INSTRUCTIONS": "AVX2",
+    "CT2_FORCE_CPU_ISA": "AVX2",
+}
+"""The variables that cap torch's, oneDNN's, MKL's and CTranslate2's kernels at AVX2 (the
+values that emulate an AVX2-only CPU's kernels on a newer one: ``benchmarks/busy_machine.py
+--isa avx2``). The microarchitecture stays this CPU's, so timings under the cap are a lower
+bound for an older AVX2-only CPU, while the kernel choices — and so the last bits of every
+logit — are the AVX2 ones."""
+
+
+def describe(text: str | None = None, environ: dict[str, str] | None = None) -> str:
+    """One line: ``CPU: AMD EPYC, 2 cores; AVX2 yes, AVX-512 no, …``, and the kernel caps
+    (:data:`KERNEL_CAPS`) set in ``environ`` (this process's environment by default)."""
     model, flags = cpu_info(text)
     present = [
         f"{name} {'yes' if flags & set(names) else 'no'}" for name, names in FEATURES.items()
     ]
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return f"CPU: {model}, {cores} cores; {', '.join(present)}"
+    line = f"CPU: {model}, {cores} cores; {', '.join(present)}"
+    env = os.environ if environ is None else environ
+    caps = [f"{name}={env[name]}" for name in KERNEL_CAPS if env.get(name)]
+    return f"{line}; kernels capped: {', '.join(caps)}" if caps else line
 
 
 if __name__ == "__main__":

@@ -38,3 +38,10 @@ def test_native_bf16_needs_avx512_bf16_or_amx() -> None:
     assert native_bf16(SAPPHIRE.replace("amx_tile", "amx_bf16"))
     assert native_bf16("flags : avx2 avx512f avx512_bf16\n")
     assert not native_bf16("flags : avx2 avx512f amx_tile\n") and not native_bf16("")
+
+
+def test_kernel_caps_are_named_when_set() -> None:
+    """Under ``busy_machine.py --isa avx2`` every figure says its kernels were capped."""
+    capped = describe(SAPPHIRE, {"ATEN_CPU_CAPABILITY": "avx2", "CT2_FORCE_CPU_ISA": "AVX2"})
+    assert capped.endswith("; kernels capped: ATEN_CPU_CAPABILITY=avx2, CT2_FORCE_CPU_ISA=AVX2")
+    assert "capped" not in describe(SAPPHIRE, {"PATH": "/bin"})
