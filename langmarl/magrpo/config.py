@@ -131,7 +131,8 @@ class TrainerConfig(BaseModel):
     ``"bf16"`` for full fine-tuning, each the fastest there with a held-out reward within the
     seeds' noise of fp32's (benchmarks/RESULTS.md, issue 25: a 10-seed A/B of the quickstart;
     int8 lost 0.08); ``"fp32"`` instead of bf16 on a CPU without native bf16 (AVX512-BF16
-    or AMX), where bf16 is emulated and slower than fp32 (issue 37)."""
+    or AMX), where bf16 is emulated and slower than fp32 (issue 37). On a GPU ``"auto"`` is
+    ``"fp32"``, and ``"w16"``/``"int8"`` (CPU kernels) are refused."""
     update_precision: UpdatePrecision = "auto"
     """Arithmetic of the update's forward and backward passes: ``"fp32"``, or ``"bf16"``
     (mixed precision: ``torch.autocast`` runs the matrix products in bf16 while the weights,

@@ -221,7 +221,9 @@ def _build_one(
         optimizer=optimizer,
         reference=reference,
         uses_lora=config.lora is not None,
-        sampler=Sampler(resolve_precision(config.sampling_precision, config.lora is not None)),
+        sampler=Sampler(
+            resolve_precision(config.sampling_precision, config.lora is not None, device)
+        ),
         update_precision=resolve_update_precision(config.update_precision, device),
     )
 

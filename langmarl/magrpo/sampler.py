@@ -24,13 +24,30 @@ from langmarl.core.errors import ConfigError
 from langmarl.magrpo.config import SamplingPrecision, UpdatePrecision
 
 
-def resolve_precision(precision: SamplingPrecision, lora: bool) -> SamplingPrecision:
+def resolve_precision(
+    precision: SamplingPrecision, lora: bool, device: str = "cpu"
+) -> SamplingPrecision:
     """``"auto"`` made concrete: ``"w16"`` for a LoRA model (its frozen base is packed once;
     fbgemm needed, else fp32); for a fully trained one ``"bf16"`` where the CPU multiplies
     bf16 natively (:func:`bf16_is_native`), else ``"fp32"`` (re-packing every layer as w16
-    after each update would cost ~1.3 s on one thread); any other value as it is."""
+    after each update would cost ~1.3 s on one thread); any other value as it is. Off the
+    CPU (``device`` ``cuda:*``), ``"auto"`` is ``"fp32"``, as for the update: no GPU figure
+    has chosen otherwise yet (``benchmarks/gpu_check.py``).
+
+    Raises:
+        ConfigError: ``"w16"`` or ``"int8"`` on a device other than the CPU (their kernels,
+            fbgemm's and torch's dynamic quantization, are CPU kernels).
+    """
+    on_cpu = str(device).startswith("cpu")
+    if precision in ("w16", "int8") and not on_cpu:
+        raise ConfigError(
+            f"trainer.sampling_precision is {precision!r} for an agent on {device!r}, but "
+            f"{precision} copies run on CPU kernels only: use 'bf16', 'fp32' or 'auto' there"
+        )
     if precision != "auto":
         return precision
+    if not on_cpu:
+        return "fp32"
     if not lora:
         return "bf16" if bf16_is_native() else "fp32"
     from langmarl.llm.local.weight_only import fp16_kernel_available

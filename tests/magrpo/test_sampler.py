@@ -135,3 +135,16 @@ def test_auto_is_w16_with_lora_and_bf16_for_full_fine_tuning_where_bf16_is_nativ
     assert resolve_precision("bf16", lora=False) == "bf16"  # asked for: as asked
     with pytest.raises(ValueError, match="resolve"):
         Sampler("auto")
+
+
+def test_off_the_cpu_auto_samples_in_fp32_and_cpu_kernels_are_refused() -> None:
+    """On CUDA the quickstart's 'auto' would have been w16 (fbgemm: a CPU kernel)."""
+    from langmarl.core.errors import ConfigError
+    from langmarl.magrpo.sampler import resolve_precision
+
+    assert resolve_precision("auto", lora=True, device="cuda:0") == "fp32"
+    assert resolve_precision("auto", lora=False, device="cuda") == "fp32"
+    assert resolve_precision("bf16", lora=True, device="cuda:1") == "bf16"
+    for precision in ("w16", "int8"):
+        with pytest.raises(ConfigError, match=rf"sampling_precision is '{precision}' .*'cuda:0'"):
+            resolve_precision(precision, lora=True, device="cuda:0")
