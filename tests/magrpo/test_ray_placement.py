@@ -120,6 +120,50 @@ def test_an_unreachable_ray_address_stops_the_trainer_before_ray_starts(tiny_mod
         _trainer(models, tokenizers, tmp_path, placement="ray", ray_address=address)
 
 
+def _cli_error(monkeypatch, capsys, tmp_path: Path, *settings: str) -> str:
+    """``langmarl magrpo train`` of the quickstart with ``--set`` ``settings``, as the
+    command runs it (``run_app``): its exit 1 and its stderr."""
+    from langmarl.cli import build_app
+    from langmarl.cli.common import run_app
+
+    sets = [f"runs_dir={tmp_path}", *settings]
+    argv = ["langmarl", "magrpo", "train", "configs/magrpo/quickstart.json", "--no-plot"]
+    monkeypatch.setattr(sys, "argv", argv + [a for s in sets for a in ("--set", s)])
+    with pytest.raises(SystemExit) as ended:
+        run_app(build_app())
+    assert ended.value.code == 1
+    return capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("settings", "said"),
+    [
+        (["trainer.agent_num_gpus=1"], "ask for 2 GPUs but"),  # this machine has none
+        (["trainer.ray_address=127.0.0.1:{port}"], "'127.0.0.1:{port}' is unreachable"),
+        (["trainer.agent_num_cpus=4096"], "ask for 8192 CPUs but"),
+    ],
+)
+def test_the_command_says_bad_ray_input_in_one_line_before_ray_starts(
+    monkeypatch, capsys, tmp_path, settings, said
+) -> None:
+    import ray
+
+    port = _free_port()
+    already = ray.is_initialized()  # a cluster this process joined (-p no:xdist): checked too
+    settings = [s.format(port=port) for s in ["trainer.placement=ray", *settings]]
+    err = _cli_error(monkeypatch, capsys, tmp_path, *settings)
+    assert err.startswith("error: ") and len(err.strip().splitlines()) == 1, err
+    assert said.format(port=port) in err
+    assert ray.is_initialized() == already  # no local Ray was started to learn it
+
+
+def test_the_command_without_ray_names_the_extra(monkeypatch, capsys, tmp_path) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # what `import ray` sees when not installed
+    err = _cli_error(monkeypatch, capsys, tmp_path, "trainer.placement=ray")
+    assert len(err.strip().splitlines()) == 1, err
+    assert err.startswith("error: ") and "pip install 'langmarl[ray]'" in err
+
+
 # -- the actor's body, run in this process (no Ray) ------------------------------------------
 def test_the_worker_samples_and_updates_as_the_in_process_agent_does(tiny_models, tmp_path):
     import copy

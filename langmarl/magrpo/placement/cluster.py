@@ -3,7 +3,8 @@
 Each check runs before any actor starts: ``ray_address`` is probed with a TCP connection
 (5 s) before ``ray.init``, which would otherwise retry for about a minute; the GPUs and CPUs
 the agents ask for are compared with the cluster's totals, as a placement group that cannot
-fit waits forever instead of failing.
+fit waits forever instead of failing (with ``ray_address`` null, with this machine's first,
+so a run that cannot fit does not start a local Ray to learn it).
 """
 
 from __future__ import annotations
@@ -72,6 +73,8 @@ def connect(config: TrainerConfig) -> bool:
     if ray.is_initialized():
         _check_joined(address, ray.get_runtime_context().gcs_address)
         return False
+    if address is None:  # the local Ray would get this machine's CPUs and GPUs: check first
+        check_resources(config, this_machine(), where="this machine (ray_address is null)")
     on_sigterm = signal.getsignal(signal.SIGTERM)
     try:
         # null: a new local Ray ("local"), never a cluster ray.init would find by itself
@@ -101,11 +104,24 @@ def _check_joined(address: str | None, joined: str) -> None:
         )
 
 
-def check_resources(config: TrainerConfig, cluster: Mapping[str, float]) -> None:
-    """Check that the agents' actors fit the cluster's totals (``ray.cluster_resources()``).
+def this_machine() -> dict[str, float]:
+    """At most what a local Ray started here gets: the CPUs (Ray may count fewer, under a
+    cgroup quota) and the CUDA devices torch sees (``CUDA_VISIBLE_DEVICES`` applied)."""
+    import os
+
+    import torch
+
+    return {"CPU": float(os.cpu_count() or 1), "GPU": float(torch.cuda.device_count())}
+
+
+def check_resources(
+    config: TrainerConfig, cluster: Mapping[str, float], where: str = "the Ray cluster"
+) -> None:
+    """Check that the agents' actors fit the cluster's totals (``ray.cluster_resources()``,
+    or :func:`this_machine` before a local Ray starts).
 
     Raises:
-        ConfigError: if the agents ask for more GPUs or CPUs than the cluster has.
+        ConfigError: if the agents ask for more GPUs or CPUs than ``where`` has.
     """
     agents = config.num_agents
     for what, field, each in (
@@ -115,6 +131,6 @@ def check_resources(config: TrainerConfig, cluster: Mapping[str, float]) -> None
         asked, present = agents * each, float(cluster.get(what, 0.0))
         if asked > present:
             raise ConfigError(
-                f"{agents} agents with {field}={each:g} ask for {asked:g} {what}s but the Ray "
-                f"cluster has {present:g}: lower {field} or join a larger cluster (ray_address)"
+                f"{agents} agents with {field}={each:g} ask for {asked:g} {what}s but {where} "
+                f"has {present:g}: lower {field} or join a larger cluster (ray_address)"
             )
