@@ -1,34 +1,44 @@
-"""The ``reference`` game in weight space: two turns, the message carried by the transition.
+"""The ``reference`` game in weight space, with one of two listeners.
 
 The game (:mod:`langmarl.envs.reference`) is one speaker message and one listener pick.
-MAGRPO's agents all answer at every turn of a rollout tree, and the only way one agent's
-answer reaches another's prompt is the external transition between turns, so the game
-takes two turns:
+The task's ``listener`` option says who picks:
 
-- turn 1: the speaker (agent 0) sees the items and the target and says its word; the
-  listener (agent 1) sees the labelled items with no message yet. Reward 0.
-- the transition hands each branch's message, through the channel (its first word), to the
-  listener: the child's listener prompt is the labelled items plus what it heard.
-- turn 2: the listener picks a label; the speaker's prompt is :data:`SPEAKER_DONE`.
-  Reward 1.0 when the pick is the target.
-
-Run it with ``num_turns=2``, ``discount=1.0`` (the return is then the pick's reward) and
-``joint_mode="cross"``: in ``cross`` every completion of an agent at a node is paired with
-every completion of the other, so the two unscored answers (the listener's first turn,
-the speaker's second) get exactly the same credit as their siblings, a zero advantage,
-while in ``align`` each would inherit its partner's luck as noise.
+- ``rank`` (the default): one turn and one trained agent, the speaker. The listener is the
+  ranking listener of language space (:func:`~langmarl.envs.reference.scoring.rank_pick`),
+  frozen, inside the reward: it ranks the items by how likely the embedded model finds the
+  heard word under each, and the reward is 1.0 when the top item is the target. Why: the
+  embedded model asked for a label answers one letter whatever the message (on 30
+  ``close`` training episodes with the distinguishing word heard, its most likely label was
+  ``B`` 29 times), so a generating listener ignores the message, the speaker's words never
+  change the reward, and MAGRPO has nothing to credit (last measured 0.333 → 0.333). Asked
+  to rank, the same model picks the target 25 of 30 times given the right word, so the
+  speaker's choice of word decides the reward and varies it within a group.
+- ``generate``: the listener is a second trained agent that answers with a label. MAGRPO's
+  agents all answer at every turn of a rollout tree, and the only way one agent's answer
+  reaches another's prompt is the external transition between turns, so the game takes two
+  turns: turn 1, the speaker (agent 0) says its word and the listener (agent 1) sees the
+  items with no message yet (reward 0); the transition hands each branch's message,
+  through the channel, to the listener's turn-2 prompt; turn 2, the listener picks (reward
+  1.0 for the target) and the speaker's prompt is :data:`SPEAKER_DONE`. Run it with
+  ``num_turns=2``, ``discount=1.0`` and ``joint_mode="cross"`` (every completion of an
+  agent at a node is paired with every completion of the other, so the two unscored
+  answers get exactly their siblings' credit, a zero advantage). For a model that can
+  answer with a label; not the embedded one.
 
 The dataset items carry the episode (:func:`~langmarl.envs.reference.episodes.episode_record`)
 with ``prompt`` set to its id; the formatters tell the turns apart by ``prompt``: the id at
 turn 1, the transition's text at turn 2 (the trainer re-runs the formatter on
-``{**example, "prompt": <the transition's text>}``).
+``{**example, "prompt": <the transition's text>}``). The speaker's prompt holds three
+worked demonstrations (:data:`~langmarl.envs.reference.prompts.SPEAKER_DEMOS`): the
+embedded model copies examples, it does not follow instructions.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
+from langmarl.core.errors import ConfigError
 from langmarl.core.transitions import Branch, ExternalTransition, transition_from
 from langmarl.envs.reference import prompts
 from langmarl.envs.reference.episodes import (
@@ -37,11 +47,13 @@ from langmarl.envs.reference.episodes import (
     episode_record,
     make_episodes,
 )
-from langmarl.envs.reference.scoring import channel, reference_reward
+from langmarl.envs.reference.scoring import Scorer, channel, rank_pick, reference_reward
 from langmarl.magrpo.rollout import JointSample
 
-TURNS = 2
-"""The game's turns in weight space (speaker speaks, listener picks)."""
+Listener = Literal["rank", "generate"]
+"""Who picks: the frozen ranking listener in the reward, or a trained agent's label."""
+TURNS: dict[Listener, int] = {"rank": 1, "generate": 2}
+"""The game's turns in weight space, per listener."""
 NUM_TRAIN = 500
 """Generated training episodes when a run file gives no ``num_train``."""
 SPEAKER_DONE = prompts.SPEAKER_DONE
@@ -84,9 +96,10 @@ def listener_prompt(example: Mapping[str, Any]) -> str:
     )
 
 
-def reference_formatters() -> list[Any]:
-    """Prompt builders of the two agents (speaker, listener), for both turns."""
-    return [speaker_prompt, listener_prompt]
+def reference_formatters(listener: Listener = "generate") -> list[Any]:
+    """Prompt builders of the trained agents: the speaker (``rank``), or the speaker and
+    the listener, for both turns (``generate``)."""
+    return [speaker_prompt] if listener == "rank" else [speaker_prompt, listener_prompt]
 
 
 def reference_transition(message_words: int = 1) -> ExternalTransition:
@@ -107,3 +120,53 @@ def reference_reward_func(samples: Sequence[JointSample]) -> list[float]:
         reference_reward(episode_from_record(s.example), s.completions[1]) if s.turn else 0.0
         for s in samples
     ]
+
+
+class RankedPickReward:
+    """The ``rank`` listener's reward: 1.0 when the frozen ranking listener, hearing the
+    channel's words of the speaker's answer (``completions[0]``), picks the target.
+
+    Args:
+        score: The listener's scorer (``score(prefix, options) -> log-probabilities``);
+            ``None``: the embedded model's, loaded on first use (:func:`embedded_scorer`).
+        message_words: Words the channel carries.
+    """
+
+    def __init__(self, score: Scorer | None = None, message_words: int = 1) -> None:
+        self._score = score
+        self.message_words = message_words
+
+    def pick(self, example: Mapping[str, Any], message: str) -> str:
+        """The listener's label for ``example``'s episode after the speaker said ``message``."""
+        if self._score is None:
+            self._score = embedded_scorer()
+        heard = channel(message, self.message_words)
+        return rank_pick(episode_from_record(example), heard, self._score)[0]
+
+    def __call__(self, samples: Sequence[JointSample]) -> list[float]:
+        targets = [episode_from_record(s.example).target_label for s in samples]
+        picks = [self.pick(s.example, s.completions[0]) for s in samples]
+        return [float(pick == target) for pick, target in zip(picks, targets, strict=True)]
+
+
+def embedded_scorer() -> Scorer:
+    """The embedded model's ``option_logprobs`` on this process's shared engine (the one
+    language space's ``local`` actor uses, so both spaces' listeners are the same model).
+
+    Raises:
+        ConfigError: if the engine is ``ct2``, which cannot score given text.
+    """
+    from langmarl.llm.local.engine import shared_engine
+    from langmarl.llm.local.scoring import option_logprobs
+
+    engine = shared_engine()
+    if engine.engine_kind == "ct2":
+        raise ConfigError(
+            "the reference game's ranking listener scores text with a torch model, which the "
+            "ct2 engine does not give: unset LANGMARL_LOCAL_ENGINE or set it to w16"
+        )
+
+    def score(prefix: str, options: list[str]) -> list[float]:
+        return list(engine.call(lambda m, t: option_logprobs(m, t, prefix, options)).result())
+
+    return score

@@ -49,6 +49,24 @@ class TaskSpec(BaseModel):
     """Use only the first examples for training."""
     num_eval: int = Field(default=2, ge=1)
     """Held-out examples (taken from the start of the data)."""
+    listener: Literal["rank", "generate"] | None = None
+    """The reference tasks only: ``rank`` (their default), a frozen listener ranks the items
+    and only the speaker trains, in one turn; ``generate``, a trained listener answers with
+    a label in a second turn (see ``langmarl.magrpo.reference``)."""
+
+    @model_validator(mode="after")
+    def _listener_is_for_reference(self) -> TaskSpec:
+        if self.listener is not None and not self.name.startswith("reference_"):
+            raise ValueError(
+                f"listener is an option of the reference tasks, not of {self.name!r}: drop it"
+            )
+        return self
+
+    def options(self) -> dict[str, Any]:
+        """The task builder's keyword arguments (``listener`` only where it is set)."""
+        fields = {"dataset_path": self.dataset_path, "num_train": self.num_train,
+                  "num_eval": self.num_eval}  # fmt: skip
+        return fields if self.listener is None else {**fields, "listener": self.listener}
 
 
 class ExternalSpec(BaseModel):
@@ -200,12 +218,7 @@ def build_magrpo_trainer(config: RunConfig) -> Any:
     from langmarl.magrpo.tasks import get_task
     from langmarl.magrpo.trainer import MAGRPOTrainer
 
-    task = get_task(
-        config.task.name,
-        dataset_path=config.task.dataset_path,
-        num_train=config.task.num_train,
-        num_eval=config.task.num_eval,
-    )
+    task = get_task(config.task.name, **config.task.options())
     if len(config.models) != task.num_agents:
         raise ConfigError(
             f"task {task.name!r} has {task.num_agents} agents but models lists "

@@ -6,8 +6,9 @@
   the length ratio of the two.
 - ``poster``: agent 1 labels a topic in one word, agent 2 writes a 3–6 word tagline; a format
   reward the embedded model learns within minutes (:mod:`langmarl.magrpo.poster`).
-- ``reference_far`` / ``reference_close``: the referential game; a speaker's word reaches a
-  listener, who picks the target, through a second turn (:mod:`langmarl.magrpo.reference`).
+- ``reference_far`` / ``reference_close``: the referential game; a trained speaker's word
+  makes a frozen ranking listener pick the target (``listener: rank``), or a trained
+  listener hears it through a second turn (``generate``) (:mod:`langmarl.magrpo.reference`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from langmarl.envs.reference.episodes import Condition
 from langmarl.magrpo import prompts
 from langmarl.magrpo.codecheck import extract_code, humaneval_asserts, run_tests, static_check
 from langmarl.magrpo.policy import Formatter
+from langmarl.magrpo.reference import Listener
 from langmarl.magrpo.rollout import JointRewardFunction, JointSample
 
 # Tiny built-in problems (HumanEval-style) so the task runs without any data file.
@@ -208,9 +210,12 @@ def reference_task(
     num_eval: int = 30,
     *,
     condition: Condition = "close",
+    listener: Listener = "rank",
 ) -> Task:
-    """The referential game (speaker, listener) over two turns; episodes are generated, so
-    ``dataset_path`` must be ``None``."""
+    """The referential game: one trained speaker and a frozen ranking listener in one turn
+    (``rank``), or a trained speaker and listener over two turns (``generate``); see
+    :mod:`langmarl.magrpo.reference`. Episodes are generated, so ``dataset_path`` must be
+    ``None``."""
     from langmarl.magrpo import reference
 
     if dataset_path is not None:
@@ -219,10 +224,14 @@ def reference_task(
             "are generated; drop dataset_path"
         )
     train, evaluation = reference.reference_items(condition, num_train, num_eval)
-    return Task(name=f"reference_{condition}", num_agents=2, train_dataset=train,
-                eval_dataset=evaluation, formatters=reference.reference_formatters(),
-                reward_func=reference.reference_reward_func, reward_range=(0.0, 1.0),
-                transition=reference.reference_transition(), num_turns=reference.TURNS)  # fmt: skip
+    formatters = reference.reference_formatters(listener)
+    rank = listener == "rank"
+    return Task(name=f"reference_{condition}", num_agents=len(formatters), train_dataset=train,
+                eval_dataset=evaluation, formatters=formatters,
+                reward_func=reference.RankedPickReward() if rank
+                else reference.reference_reward_func,
+                reward_range=(0.0, 1.0), num_turns=reference.TURNS[listener],
+                transition=None if rank else reference.reference_transition())  # fmt: skip
 
 
 def read_jsonl_rows(path: Path) -> list[dict[str, Any]]:

@@ -1,5 +1,6 @@
 """The reference game on the embedded model in weight space: one tiny training step from the
-run file through the CLI, with the held-out line before and after."""
+run file through the CLI (the speaker trained, the embedded model ranking as the listener),
+with the held-out line before and after."""
 
 import json
 
@@ -35,4 +36,4 @@ def test_cli_trains_one_reference_step_and_reports_heldout(tmp_path) -> None:
     assert all(value in (0.0, 1.0) for value in report["after"]["returns"])
     metrics = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
     step = next(m for m in metrics if m.get("step") == 1 and "leaves" in m)
-    assert step["leaves"] == 16  # cross, G=2, two turns: (2·2)^2
+    assert step["leaves"] == 2  # one speaker, G=2, one turn

@@ -11,12 +11,13 @@ task, the listener cannot do better than chance without the message: the team ha
 
 How the message travels, per space, and why:
 
-- **Weight space** (:mod:`langmarl.magrpo.reference`): MAGRPO's agents all answer at every
-  turn of a rollout tree and see nothing of each other within a turn; the one thing that
-  carries an answer into another agent's prompt is the external transition between turns.
-  So the game is two turns: the speaker speaks in turn 1, the transition puts what the
-  channel carried into the listener's turn-2 prompt, and the listener's pick is rewarded.
-  The rollout tree then credits each sampled word with the picks it led to.
+- **Weight space** (:mod:`langmarl.magrpo.reference`): by default the listener is the
+  frozen ranking listener (:func:`~langmarl.envs.reference.scoring.rank_pick`) inside the
+  reward, and the speaker, the one trained agent, speaks in a single turn; the message
+  reaches the listener in the reward's own call. With ``listener: generate`` the listener
+  is a second trained agent: MAGRPO's agents all answer at every turn of a rollout tree and
+  see nothing of each other within a turn, so the game takes two turns and the external
+  transition between them puts what the channel carried into the listener's turn-2 prompt.
 - **Language space** (:class:`~langmarl.envs.reference.env.ReferenceEnv`): an episode is
   a sequence of steps an environment runs itself, so the speaker's step comes first and its
   answer is in the listener's observation of the next step; no extra turn is needed.

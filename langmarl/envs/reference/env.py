@@ -45,15 +45,13 @@ from langmarl.envs.reference.episodes import (
     episode_record,
     make_episodes,
 )
-from langmarl.envs.reference.scoring import channel, parse_pick, reference_reward
+from langmarl.envs.reference.scoring import channel, parse_pick, rank_pick, reference_reward
 
 AGENTS: tuple[AgentId, AgentId] = ("speaker", "listener")
 ROLES = {
     "speaker": "sees the items and the target and says one word that tells the target apart",
     "listener": "sees the labelled items and the speaker's word and answers with a label",
 }
-RANK_PREFIX = "Object: {item}\nOne word for it:"
-"""What the heard word continues when the ``rank`` listener scores an item."""
 
 
 def _policy(instruction: str, demos: tuple[tuple[str, str], ...]) -> str:
@@ -183,22 +181,16 @@ class ReferenceEnv(PerAgentModels, Exploring, BaseEnvironment):
         )
 
     async def _rank(self, actor: Any, episode: Episode, heard: str) -> tuple[str, dict[str, Any]]:
-        """The label of the item under which ``heard`` is most likely, and the scores."""
+        """The ranking listener's label (:func:`~langmarl.envs.reference.scoring.rank_pick`)
+        and the items' scores."""
         if not actor.ranks_options:
             raise EnvError(
                 "listener='rank' scores options with a local model's log-probabilities, "
                 "which this actor endpoint does not give: use the embedded model "
                 "(actor_llm preset 'local') or set listener='generate'"
             )
-        if not heard:
-            return episode.labels[0], {"scores": None}
-        scores = []
-        for item in episode.items:
-            prefix = RANK_PREFIX.format(item=describe(item))
-            (score,) = await asyncio.to_thread(actor.option_logprobs, prefix, [f" {heard}"])
-            scores.append(score)
-        best = max(range(len(scores)), key=scores.__getitem__)
-        return episode.labels[best], {"scores": [round(s, 4) for s in scores]}
+        label, scores = await asyncio.to_thread(rank_pick, episode, heard, actor.option_logprobs)
+        return label, {"scores": None if scores is None else [round(x, 4) for x in scores]}
 
 
 def _task(episode: Episode) -> dict[str, Any]:

@@ -13,16 +13,28 @@ Decisions:
 - Reward: 1.0 when the pick is the target, else 0.0. No format terms: the measured
   quantity is how often the team gets it right, and the pick's parsing already accepts
   any answer that leads with a label.
+- The ranking listener (:func:`rank_pick`) picks the item under which the heard word is
+  most likely, ``log P(" <word>" | "Object: <item>\\nOne word for it:")``, with any scorer
+  of continuations (a local model's :func:`~langmarl.llm.local.scoring.option_logprobs`):
+  the embedded model cannot answer with a label but ranks well (DESIGN.md). Both spaces
+  use it, so their listeners are the same. Nothing heard picks the first label, which is
+  the target one time in ``num_items`` (the target's place is uniform).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
-from langmarl.envs.reference.episodes import ATTRIBUTES, Episode
+from langmarl.envs.reference.episodes import ATTRIBUTES, Episode, describe
 
 _WORD = re.compile(r"[A-Za-z]+")
 _LABEL = re.compile(r"(?<![A-Za-z])([A-Z])(?![A-Za-z])")
+RANK_PREFIX = "Object: {item}\nOne word for it:"
+"""What the heard word continues when the ranking listener scores an item."""
+Scorer = Callable[[str, list[str]], list[float]]
+"""``score(prefix, options) -> log-probabilities``: how likely each option continues the
+prefix (a local model's ``option_logprobs``)."""
 
 
 def channel(message: str, message_words: int = 1) -> str:
@@ -56,3 +68,14 @@ def matching_items(episode: Episode, heard: str) -> list[int]:
     """Positions of the items that contain every word ``heard`` (a literal listener)."""
     words = set(heard.lower().split())
     return [i for i, item in enumerate(episode.items) if words and words <= set(item)]
+
+
+def rank_pick(episode: Episode, heard: str, score: Scorer) -> tuple[str, list[float] | None]:
+    """The ranking listener: the label of the item under which ``heard`` is most likely
+    (see the module docstring), and each item's score (``None`` when nothing was heard)."""
+    if not heard:
+        return episode.labels[0], None
+    scores = [score(RANK_PREFIX.format(item=describe(item)), [f" {heard}"])[0]
+              for item in episode.items]  # fmt: skip
+    best = max(range(len(scores)), key=scores.__getitem__)
+    return episode.labels[best], scores
