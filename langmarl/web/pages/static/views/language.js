@@ -5,6 +5,7 @@
 
 import { api, runPath } from "../api.js";
 import { diffBlock, fmt, h, section, table } from "../dom.js";
+import { gameView } from "./game.js";
 import { poolView } from "./pool.js";
 
 const checkpointLabel = (v) => (v === 0 ? "checkpoint 0 (initial)" : `checkpoint ${v}`);
@@ -49,6 +50,7 @@ function episodeView(item) {
   const evaluation = item.evaluation || {};
   return h("div", { class: "episode" },
     h("p", {}, h("strong", {}, `episode ${item.episode}`), ` · reward ${fmt.number(trajectory.reward)}`),
+    gameView((trajectory.metadata || {}).reward_details),
     trajectory.task ? h("details", {}, h("summary", {}, "task"), h("pre", {}, JSON.stringify(trajectory.task, null, 2))) : null,
     h("ol", { class: "steps" }, (trajectory.steps || []).map((step) => h("li", {},
       h("strong", {}, step.agent_id), h("pre", { class: "action" }, step.action ?? "")))),
