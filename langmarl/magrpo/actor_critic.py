@@ -45,68 +45,23 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from langmarl.magrpo.advantages import normalize_batch
 from langmarl.magrpo.base import WeightSpaceTrainer, tree_metrics
 from langmarl.magrpo.config import ActorCriticConfig
-from langmarl.magrpo.policy import Agent
+from langmarl.magrpo.critic import Critic, RemoteCritic
 from langmarl.magrpo.rollout import TurnLevel
 from langmarl.magrpo.tree import TreeNode, iter_nodes
-from langmarl.magrpo.update import PolicyBatch, accumulate_policy_gradients, apply_gradients
+from langmarl.magrpo.update import (
+    PolicyBatch,
+    UpdateStats,
+    accumulate_policy_gradients,
+    apply_gradients,
+)
 
-if TYPE_CHECKING:
-    import torch
-
-
-class Critic:
-    """A value head on a causal LM's decoder (last token's hidden state → one number)."""
-
-    def __init__(self, backbone: Any, tokenizer: Any, learning_rate: float, owns_backbone: bool):
-        import torch
-
-        self.backbone, self.tokenizer, self.owns_backbone = backbone, tokenizer, owns_backbone
-        hidden = int(backbone.config.hidden_size)
-        device = next(backbone.parameters()).device
-        self.head = torch.nn.Linear(hidden, 1).to(device)
-        torch.nn.init.zeros_(self.head.weight)
-        torch.nn.init.zeros_(self.head.bias)
-        params = list(self.head.parameters())
-        if owns_backbone:
-            params += [p for p in backbone.parameters() if p.requires_grad]
-        self.optimizer = torch.optim.AdamW(params, lr=learning_rate)
-
-    def values(self, texts: Sequence[str], max_length: int) -> torch.Tensor:
-        """``(len(texts),)`` values, with gradients."""
-        self.tokenizer.padding_side, self.tokenizer.truncation_side = "left", "left"
-        encoded = self.tokenizer(
-            list(texts), return_tensors="pt", padding=True, truncation=True, max_length=max_length
-        )
-        device = self.head.weight.device
-        mask = encoded["attention_mask"].to(device)
-        positions = (mask.cumsum(-1) - 1).clamp(min=0)
-        decoder = _decoder(self.backbone)
-        hidden = decoder(
-            input_ids=encoded["input_ids"].to(device), attention_mask=mask, position_ids=positions
-        ).last_hidden_state
-        return self.head(hidden[:, -1, :].float()).squeeze(-1)
-
-    def state_dict(self) -> dict[str, Any]:
-        state = {"head": self.head.state_dict(), "optimizer": self.optimizer.state_dict()}
-        if self.owns_backbone:
-            state["backbone"] = self.backbone.state_dict()
-        return state
-
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        self.head.load_state_dict(state["head"])
-        if self.owns_backbone and "backbone" in state:
-            self.backbone.load_state_dict(state["backbone"])
-        self.optimizer.load_state_dict(state["optimizer"])
-
-
-def _decoder(model: Any) -> Any:
-    base = model.get_base_model() if hasattr(model, "get_base_model") else model
-    return base.get_decoder()
+AnyCritic = Critic | RemoteCritic
+"""A critic in this process, or in an agent's Ray actor (``placement="ray"``)."""
 
 
 def critic_inputs(node: TreeNode, agents: Sequence[int], critic_type: str) -> list[str]:
@@ -188,7 +143,7 @@ def state_input(node: TreeNode, agents: Sequence[int]) -> str:
     return "\n\n".join(node.prompts[i] for i in agents)
 
 
-TDFunction = Callable[[Critic, list[int], list[list[float]]], Targets]
+TDFunction = Callable[[AnyCritic, list[int], list[list[float]]], Targets]
 """``td(critic, readers, values) -> (targets, advantages)`` for one update's nodes."""
 
 
@@ -196,6 +151,7 @@ class IACTrainer(WeightSpaceTrainer):
     """Independent actor-critic: each agent learns from its own critic."""
 
     algorithm = "iac"
+    ray_placement = True
     args: ActorCriticConfig
     centralized = False
 
@@ -209,16 +165,21 @@ class IACTrainer(WeightSpaceTrainer):
         super().__init__(agents, reward_func, args or ActorCriticConfig(), **kw)
         self.critics = self._build_critics()
 
-    def _build_critics(self) -> list[Critic]:
-        lr = self.args.critic_learning_rate
-        if self.args.use_separate_critic:
-            return [
-                Critic(copy.deepcopy(a.model), a.tokenizer, lr, owns_backbone=True)
-                for a in self.agents
-            ]
-        return [Critic(a.model, a.tokenizer, lr, owns_backbone=False) for a in self.agents]
+    def _build_critics(self) -> list[AnyCritic]:
+        separate = self.args.use_separate_critic
+        return [self._critic_on(index, own_copy=separate) for index in range(len(self.agents))]
 
-    def _critic_groups(self) -> list[tuple[Critic, list[int]]]:
+    def _critic_on(self, index: int, own_copy: bool) -> AnyCritic:
+        """A critic on agent ``index``'s model (on a copy of it with ``own_copy``), built
+        where that agent lives: here, or in its Ray actor (``placement="ray"``)."""
+        agent, lr = self.agents[index], self.args.critic_learning_rate
+        if agent.worker is not None:
+            number = agent.worker.critic("add_critic", own_copy, lr).result()
+            return RemoteCritic(agent.worker, number, owns_backbone=own_copy)
+        backbone = copy.deepcopy(agent.model) if own_copy else agent.model
+        return Critic(backbone, agent.tokenizer, lr, owns_backbone=own_copy)
+
+    def _critic_groups(self) -> list[tuple[AnyCritic, list[int]]]:
         """Each critic with the agents whose prompts it reads."""
         return [(critic, [i]) for i, critic in enumerate(self.critics)]
 
@@ -234,7 +195,7 @@ class IACTrainer(WeightSpaceTrainer):
         metrics = tree_metrics(roots, levels)
         nodes = [node for root in roots for node in iter_nodes(root)]
 
-        def td(critic: Critic, readers: list[int], values: list[list[float]]) -> Targets:
+        def td(critic: AnyCritic, readers: list[int], values: list[list[float]]) -> Targets:
             return td_advantages(nodes, values, self.args.discount)
 
         metrics.update(self._update(levels, nodes, td))
@@ -257,18 +218,15 @@ class IACTrainer(WeightSpaceTrainer):
     def _online_td(self, level: TurnLevel) -> TDFunction:
         """Targets of one turn, bootstrapped from the pre-update critic's value of the next
         turn's prompts (0 where the episode ended)."""
-        import torch
-
         max_length = self.args.max_prompt_tokens + self.args.max_new_tokens
 
-        def td(critic: Critic, readers: list[int], values: list[list[float]]) -> Targets:
+        def td(critic: AnyCritic, readers: list[int], values: list[list[float]]) -> Targets:
             children = [c for node in level.nodes for c in node.children if c is not None]
             following: dict[int, float] = {}
             if children:
-                with torch.no_grad():
-                    texts = [state_input(child, readers) for child in children]
-                    next_values = critic.values(texts, max_length)
-                following = {id(c): float(v) for c, v in zip(children, next_values, strict=True)}
+                texts = [state_input(child, readers) for child in children]
+                next_values = critic.estimate(texts, max_length)
+                following = {id(c): v for c, v in zip(children, next_values, strict=True)}
             bootstrap = [
                 [following[id(c)] if c is not None else 0.0 for c in node.children]
                 for node in level.nodes
@@ -282,8 +240,6 @@ class IACTrainer(WeightSpaceTrainer):
     ) -> dict[str, float]:
         """One step of every critic and actor on the joint actions at ``nodes`` (the nodes of
         ``levels``): value loss towards ``td``'s targets, policy gradient with its advantages."""
-        import torch
-
         args = self.args
         metrics: dict[str, float] = {}
         position = {id(node): n for n, node in enumerate(nodes)}
@@ -291,30 +247,37 @@ class IACTrainer(WeightSpaceTrainer):
         agent_advantages: dict[int, list[list[float]]] = {}
         for number, (critic, readers) in enumerate(self._critic_groups()):
             texts = [t for node in nodes for t in critic_inputs(node, readers, args.critic_type)]
-            flat = critic.values(texts, max_length)
-            shaped = _reshape([float(v) for v in flat.detach()], nodes)
+            shaped = _reshape(critic.score(texts, max_length), nodes)
             targets, advantages = td(critic, readers, shaped)
-            target = torch.tensor([t for row in targets for t in row], device=flat.device)
-            error = flat - target
-            if args.value_clip is not None:
-                error = error.clamp(-args.value_clip, args.value_clip)
-            value_loss = (error**2).mean()
-            weight = 1.0 if critic.owns_backbone else args.value_loss_coef
-            (weight * value_loss).backward()
-            metrics[f"critic-{number}/value_loss"] = float(value_loss.detach())
+            flat_targets = [t for row in targets for t in row]
+            value_loss = critic.fit(flat_targets, args.value_loss_coef, args.value_clip)
+            metrics[f"critic-{number}/value_loss"] = value_loss
             for reader in readers:
                 agent_advantages[reader] = advantages
-        for index, agent in enumerate(self.agents):
-            parts = self._policy_parts(levels, index, agent_advantages[index], position)
-            stats = accumulate_policy_gradients(agent, parts, args)
-            apply_gradients(agent, args, stats)
+        every = self._update_actors([
+            self._policy_parts(levels, index, agent_advantages[index], position)
+            for index in range(len(self.agents))
+        ])  # fmt: skip
+        for agent, stats in zip(self.agents, every, strict=True):
             self.skipped_nonfinite += int(stats.skipped_nonfinite)
             metrics[f"{agent.name}/loss"] = stats.loss
             metrics[f"{agent.name}/skipped_nonfinite"] = float(stats.skipped_nonfinite)
         for critic in self.critics:
-            critic.optimizer.step()
-            critic.optimizer.zero_grad(set_to_none=True)
+            critic.step()
         return metrics
+
+    def _update_actors(self, parts: Sequence[list[PolicyBatch]]) -> list[UpdateStats]:
+        """Each agent's policy-gradient step on its parts: one after the other here, or all
+        at once in their Ray actors (each after its critic's value loss, sent before)."""
+        if all(agent.worker is not None for agent in self.agents):  # placement="ray"
+            pending = [a.worker.update(p) for a, p in zip(self.agents, parts, strict=True)]
+            return [p.result() for p in pending]
+        every = []
+        for agent, agent_parts in zip(self.agents, parts, strict=True):
+            stats = accumulate_policy_gradients(agent, agent_parts, self.args)
+            apply_gradients(agent, self.args, stats)
+            every.append(stats)
+        return every
 
     def _policy_parts(
         self,
@@ -357,12 +320,10 @@ class MAACTrainer(IACTrainer):
     algorithm = "maac"
     centralized = True
 
-    def _build_critics(self) -> list[Critic]:
-        first: Agent = self.agents[0]
-        backbone = copy.deepcopy(first.model)
-        return [Critic(backbone, first.tokenizer, self.args.critic_learning_rate, True)]
+    def _build_critics(self) -> list[AnyCritic]:
+        return [self._critic_on(0, own_copy=True)]  # a copy of agent-0's model, where it lives
 
-    def _critic_groups(self) -> list[tuple[Critic, list[int]]]:
+    def _critic_groups(self) -> list[tuple[AnyCritic, list[int]]]:
         return [(self.critics[0], list(range(len(self.agents))))]
 
 

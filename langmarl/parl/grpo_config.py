@@ -7,9 +7,16 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from langmarl.config.runs_root import (
     DEFAULT_RUNS_DIR,
@@ -17,6 +24,7 @@ from langmarl.config.runs_root import (
     RunsDir,
     take_section_placement,
 )
+from langmarl.core.errors import ConfigError
 from langmarl.core.validation import config_error
 from langmarl.magrpo.config import LoRAConfig, TrainerConfig
 from langmarl.tracking.factory import ReportTo
@@ -91,6 +99,20 @@ class OrchestratorGRPOConfig(BaseModel):
     """Save the trained orchestrator (model + tokenizer; the adapter only with ``lora``) to
     ``<output_dir>/model`` at the end: the artifact the run exists for (~540 MB for the
     embedded model in float32). ``false`` keeps only the checkpoints."""
+    placement: Literal["process"] = "process"
+    """Where the orchestrator trains: in this process only, so far. ``"ray"`` (an agent as a
+    Ray actor) runs MAGRPO, IAC and MAAC (:mod:`langmarl.magrpo.placement`), not PARL GRPO
+    yet (issue 41): its step samples and updates the model in the driver."""
+
+    @field_validator("placement", mode="before")
+    @classmethod
+    def _in_process_only(cls, value: Any) -> Any:
+        if value != "process":
+            raise ConfigError(
+                "PARL GRPO runs in process only so far (placement='ray' covers MAGRPO, IAC "
+                "and MAAC, issue 41): remove grpo.placement, or set it to 'process'"
+            )
+        return value
 
     def reward_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for ``PARLReward``: λ anneals over ``anneal_steps`` or

@@ -73,3 +73,14 @@ def test_grpo_config_sections_are_checked() -> None:
         build_grpo({"grp": {}})
     with pytest.raises(ConfigError, match="num_step"):
         build_grpo({"grpo": {"num_step": 3}})
+
+
+def test_ray_placement_is_refused_for_parl_grpo_naming_the_field() -> None:
+    """Issue 41: placement='ray' covers MAGRPO, IAC and MAAC; PARL GRPO says so."""
+    from langmarl.cli.parl_commands import build_grpo
+    from langmarl.core.errors import ConfigError
+
+    refused = r"in grpo:\n- placement: .*PARL GRPO runs in process only"
+    with pytest.raises(ConfigError, match=refused):
+        build_grpo({"grpo": {"placement": "ray"}})
+    assert OrchestratorGRPOConfig(placement="process").placement == "process"

@@ -15,8 +15,11 @@ run directory and resume.
     resume: the folder's path              →   load weights (+ optimizer)
     close (failed run, trainer.close())    →   ray.kill, placement group removed
 
-Ray is imported only when a run asks for it. MAGRPO runs here so far; IAC/MAAC and PARL
-GRPO run in process (issue 41).
+IAC/MAAC's critics live in the actors too (:mod:`langmarl.magrpo.critic`: IAC's beside each
+agent, MAAC's centralized one in agent-0's actor): texts and floats cross per step,
+their state dicts at checkpoints.
+Ray is imported only when a run asks for it. MAGRPO, IAC and MAAC run here; PARL GRPO runs
+in process (its config refuses ``placement``, issue 41).
 """
 
 from __future__ import annotations

@@ -115,6 +115,10 @@ class AgentHandle:
     def describe(self) -> Pending:
         return self._call("describe", STARTING)
 
+    def critic(self, method: str, *args: Any) -> Pending:
+        """Call ``method`` of the actor's critics (IAC/MAAC, :mod:`langmarl.magrpo.critic`)."""
+        return self._call(method, "its critic's work", *args)
+
 
 class RayAgents:
     """The agents of one run as Ray actors, one bundle each in one placement group.
@@ -155,8 +159,8 @@ class RayAgents:
         """
         if trainer is not None and not getattr(trainer, "ray_placement", False):
             raise ConfigError(
-                f"placement='ray' is not supported by {trainer.__name__} yet (MAGRPO only, "
-                "issue 41): set placement='process'"
+                f"placement='ray' is not supported by {trainer.__name__} yet (MAGRPO, IAC "
+                "and MAAC so far, issue 41): set placement='process'"
             )
         count = config.num_agents
         if len(models) != count:

@@ -59,6 +59,7 @@ class AgentWorker:
         (self.agent,) = build_agents([source], own, None, tokenizers, first=index)
         self.config = config
         self.busy: dict[str, float] = {}  # seconds spent computing, per method (timings())
+        self.critics: list[Any] = []  # IAC/MAAC critics living here (add_critic)
 
     def describe(self) -> dict[str, Any]:
         """Process id, node and device: for the driver's logs, and for tests that kill it."""
@@ -107,6 +108,42 @@ class AgentWorker:
     def load(self, folder: str, optimizer: bool, checkpoint_name: str) -> None:
         """Load the agent from ``folder`` (weights; the optimizer state if ``optimizer``)."""
         load_agent(self.agent, Path(folder), optimizer, checkpoint_name)
+
+    # -- IAC/MAAC: critics living beside the agent (langmarl.magrpo.critic) -----------------
+    def add_critic(self, own_copy: bool, learning_rate: float) -> int:
+        """Build a critic on this agent's model (on a copy of it with ``own_copy``), as the
+        in-process trainer would; return its number for the ``critic_*`` calls."""
+        import copy
+
+        from langmarl.magrpo.critic import Critic
+
+        agent = self.agent
+        backbone = copy.deepcopy(agent.model) if own_copy else agent.model
+        self.critics.append(Critic(backbone, agent.tokenizer, learning_rate, own_copy))
+        return len(self.critics) - 1
+
+    def critic_score(self, number: int, texts: Sequence[str], max_length: int) -> list[float]:
+        return self.critics[number].score(texts, max_length)
+
+    def critic_estimate(self, number: int, texts: Sequence[str], max_length: int) -> list[float]:
+        return self.critics[number].estimate(texts, max_length)
+
+    def critic_fit(
+        self, number: int, targets: Sequence[float], coef: float, clip: float | None
+    ) -> float:
+        return self.critics[number].fit(targets, coef, clip)
+
+    def critic_step(self, number: int) -> None:
+        self.critics[number].step()
+
+    def critic_state(self, number: int) -> dict[str, Any]:
+        """The critic's state dict, on the CPU (it goes into the driver's ``extra.pt``)."""
+        from langmarl.magrpo.critic import on_cpu
+
+        return dict(on_cpu(self.critics[number].state_dict()))
+
+    def critic_load(self, number: int, state: dict[str, Any]) -> None:
+        self.critics[number].load_state_dict(state)
 
     def timings(self) -> dict[str, float]:
         """Seconds this actor spent computing in ``generate`` and ``update`` since the last
