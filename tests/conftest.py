@@ -87,10 +87,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     )
 
 
+def _rss_mb() -> int:
+    """This worker's resident memory now, in MB (``/proc/self/statm``; 0 off Linux)."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+    return pages * os.sysconf("SC_PAGE_SIZE") // 2**20
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     """With ``LANGMARL_TEST_TIMELINE=<file>``, one JSON line per test: which worker ran it,
-    from when to when, and the CPU seconds it used (to see how ``dev.py test`` spreads over
+    from when to when, the CPU seconds it used and its memory after (to see how ``dev.py test`` spreads over
     the workers, and where the CPU goes)."""
     timeline = os.environ.get("LANGMARL_TEST_TIMELINE")
     began, cpu = time.time(), os.times()
@@ -101,7 +110,8 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
         line = {"test": item.nodeid, "worker": worker, "start": began, "end": time.time(),
                 "cpu": round(now.user + now.system - cpu.user - cpu.system, 2),
                 "child_cpu": round(now.children_user + now.children_system
-                                   - cpu.children_user - cpu.children_system, 2)}  # fmt: skip
+                                   - cpu.children_user - cpu.children_system, 2),
+                "rss_mb": _rss_mb()}  # fmt: skip
         with open(timeline, "a", encoding="utf-8") as out:  # one short write per line
             out.write(json.dumps(line) + "\n")
     return result
