@@ -99,8 +99,8 @@ def _rss_mb() -> int:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     """With ``LANGMARL_TEST_TIMELINE=<file>``, one JSON line per test: which worker ran it,
-    from when to when, the CPU seconds it used and its memory after (to see how ``dev.py test`` spreads over
-    the workers, and where the CPU goes)."""
+    from when to when, the CPU seconds it used and its memory after (to see how ``dev.py test``
+    spreads over the workers, and where the CPU and the memory go)."""
     timeline = os.environ.get("LANGMARL_TEST_TIMELINE")
     began, cpu = time.time(), os.times()
     result = yield
