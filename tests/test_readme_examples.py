@@ -51,12 +51,20 @@ def _examples() -> list[Example]:
     return documented_examples(REPO)
 
 
+def _without_comments(code: str) -> str:
+    """``code`` with its ``  # …`` line ends and comment lines dropped: two blocks that differ
+    only in what their comments say run the same commands."""
+    lines = (re.sub(r"(^|\s+)#(?![!{]).*$", "", line).rstrip() for line in code.splitlines())
+    return "\n".join(line for line in lines if line)
+
+
 def _unique_quick() -> list[Example]:
-    """The quick examples, each distinct block once (its first page names it)."""
+    """The quick examples, each distinct block once (its first page names it; blocks that
+    differ only in their comments are one block)."""
     seen: dict[str, Example] = {}
     for example in _examples():
         if example.kind == "quick":
-            seen.setdefault(example.code, example)
+            seen.setdefault(_without_comments(example.code), example)
     return list(seen.values())
 
 
@@ -209,6 +217,16 @@ def test_the_test_command_is_described_once_and_its_count_is_current(
     collected = len(request.session.items)
     if collected > 1000:  # the whole suite (not a file or a -k selection run alone)
         assert abs(int(stated[1].replace(",", "")) - collected) <= 0.1 * collected, collected
+
+
+def test_blocks_differing_only_in_comments_run_once() -> None:
+    """The README's language-space block is also in the guide with another comment."""
+    readme = "langmarl runs export quick quick.csv   # or .jsonl\n# a note\nls\n"
+    guide = "langmarl runs export quick quick.csv   # the run's metrics as CSV\nls\n"
+    assert _without_comments(readme) == _without_comments(guide)
+    assert _without_comments("echo $#\nls\n") != _without_comments("echo\nls\n")
+    names = [example.name for example in QUICK]
+    assert "README.md:L70-bash" in names and "docs/language_space.md:L56-bash" not in names
 
 
 def test_the_readme_opens_with_the_two_commands() -> None:
