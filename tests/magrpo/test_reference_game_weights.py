@@ -26,7 +26,7 @@ def _sample(example, turn, completions):
 
 def _literal_scorer(prefix, options):
     """A stand-in for the model's scorer: a word scores 0 under an item that has it, else -5."""
-    item = prefix.splitlines()[0].removeprefix("Object: ").split()
+    item = prefix.split(".")[0].split()  # "The <item>. In one word, it is"
     return [0.0 if option.strip() in item else -5.0 for option in options]
 
 

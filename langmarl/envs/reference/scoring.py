@@ -14,11 +14,16 @@ Decisions:
   quantity is how often the team gets it right, and the pick's parsing already accepts
   any answer that leads with a label.
 - The ranking listener (:func:`rank_pick`) picks the item under which the heard word is
-  most likely, ``log P(" <word>" | "Object: <item>\\nOne word for it:")``, with any scorer
+  most likely, ``log P(" <word>" | "The <item>. In one word, it is")``, with any scorer
   of continuations (a local model's :func:`~langmarl.llm.local.scoring.option_logprobs`):
   the embedded model cannot answer with a label but ranks well (DESIGN.md). Both spaces
-  use it, so their listeners are the same. Nothing heard picks the first label, which is
-  the target one time in ``num_items`` (the target's place is uniform).
+  use it, so their listeners are the same. The prefix was chosen on training episodes
+  (given the right word, w16 engine: 111 of 120 ``close`` and 51 of 60 ``far`` picks right,
+  against 108 and 48 with ``"Object: <item>\\nOne word for it:"``); on the 30 held-out
+  episodes of each condition it picks the target 28 (``close``) and 30 (``far``) times
+  (25 and 29 with the earlier prefix): the ceiling of a perfect speaker. Nothing heard
+  picks the first label, which is the target one time in ``num_items`` (the target's
+  place is uniform).
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from langmarl.envs.reference.episodes import ATTRIBUTES, Episode, describe
 
 _WORD = re.compile(r"[A-Za-z]+")
 _LABEL = re.compile(r"(?<![A-Za-z])([A-Z])(?![A-Za-z])")
-RANK_PREFIX = "Object: {item}\nOne word for it:"
+RANK_PREFIX = "The {item}. In one word, it is"
 """What the heard word continues when the ranking listener scores an item."""
 Scorer = Callable[[str, list[str]], list[float]]
 """``score(prefix, options) -> log-probabilities``: how likely each option continues the

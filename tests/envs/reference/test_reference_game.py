@@ -215,7 +215,7 @@ def _ranking_llm(speaker):
     llm = _scripted_team(speaker, lambda seen: "A")
 
     def option_logprobs(prefix, options):
-        item = prefix.split("Object: ")[1].split("\n")[0].split()
+        item = prefix.split(".")[0].split()  # "The <item>. In one word, it is"
         return [0.0 if option.strip() in item else -5.0 for option in options]
 
     llm.backend.option_logprobs = option_logprobs
