@@ -11,7 +11,7 @@ The task's ``listener`` option says who picks:
   ``close`` training episodes with the distinguishing word heard, its most likely label was
   ``B`` 29 times), so a generating listener ignores the message, the speaker's words never
   change the reward, and MAGRPO has nothing to credit (last measured 0.333 → 0.333). Asked
-  to rank, the same model picks the target 28 of 30 times given the right word, so the
+  to rank, the same model picks the target 25 of 30 times given the right word, so the
   speaker's choice of word decides the reward and varies it within a group.
 - ``generate``: the listener is a second trained agent that answers with a label. MAGRPO's
   agents all answer at every turn of a rollout tree, and the only way one agent's answer

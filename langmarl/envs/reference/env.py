@@ -13,7 +13,7 @@ Decisions:
 - The listener (``config.listener``). ``rank`` (the default) picks the item under which the
   heard word is most likely (:func:`~langmarl.envs.reference.scoring.rank_pick`, through
   :meth:`~langmarl.llm.client.LLMClient.option_logprobs`): on 30 held-out episodes with the
-  right word the embedded model picked the target 30 times (``far``) and 28 (``close``),
+  right word the embedded model picked the target 30 times (``far``) and 25 (``close``),
   where asking it for a label was at chance (DESIGN.md: ask a small model to score, not to
   answer). Language-space learning is then the speaker's; the listener's policy is not
   read. ``generate`` asks the listener's policy for a label instead (any endpoint).

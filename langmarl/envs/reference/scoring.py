@@ -18,10 +18,10 @@ Decisions:
   of continuations (a local model's :func:`~langmarl.llm.local.scoring.option_logprobs`):
   the embedded model cannot answer with a label but ranks well (DESIGN.md). Both spaces
   use it, so their listeners are the same. The prefix was chosen on training episodes
-  (given the right word, w16 engine: 111 of 120 ``close`` and 51 of 60 ``far`` picks right,
-  against 108 and 48 with ``"Object: <item>\\nOne word for it:"``); on the 30 held-out
-  episodes of each condition it picks the target 28 (``close``) and 30 (``far``) times
-  (25 and 29 with the earlier prefix): the ceiling of a perfect speaker. Nothing heard
+  (given the right word, w16 engine: 113 of 120 ``close`` and 51 of 60 ``far`` picks
+  right, against 105 and 48 with ``"Object: <item>\\nOne word for it:"``); on the 30
+  held-out episodes of each condition it picks the target 25 (``close``) and 30 (``far``)
+  times (27 and 29 with the earlier prefix): the ceiling of a perfect speaker. Nothing heard
   picks the first label, which is the target one time in ``num_items`` (the target's
   place is uniform).
 """

@@ -4,6 +4,7 @@ attribute lets a literal listener score 1.0 (the task is solvable and needs the 
 
 import itertools
 import random
+from collections import Counter
 
 import pytest
 
@@ -108,6 +109,13 @@ def test_far_items_share_no_value_and_close_distractors_differ_in_one_attribute(
         assert len({item[k] for item in e.items}) == len(e.items)
         for d in e.distractors:
             assert [j for j in range(len(names)) if d[j] != e.target_item[j]] == [k]
+
+
+def test_close_episodes_vary_each_attribute_about_as_often_in_both_splits():
+    """A speaker learns to name only what training episodes vary: the shares must match."""
+    for split in ("train", "test"):
+        counts = Counter(e.varying for e in make_episodes("close", split, 300))
+        assert set(counts) == set(ATTRIBUTES) and min(counts.values()) > 300 / 4, (split, counts)
 
 
 def test_held_out_targets_are_combinations_no_training_episode_contains():
