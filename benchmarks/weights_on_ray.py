@@ -19,7 +19,14 @@ What the difference is made of, per step (means over the measured steps):
 
     .venv/bin/python benchmarks/weights_on_ray.py --steps 4
 
-``--set trainer.max_new_tokens=4`` (any dotted override) shrinks the run for a quick check.
+``--rollout-apart`` adds a third run: the same cluster with ``rollout_placement="apart"``
+(each agent's sampling in a rollout actor of its own, half of each node's CPUs to each
+kind), and what crosses per step for it: the trained weights each agent's actor puts into
+the object store and its rollout actor loads (the run's ``<agent>/synced_mb``), and the
+seconds that sync takes (put, transfer and load, timed in the agent's actor).
+
+``--set trainer.max_new_tokens=4`` (any dotted override, its value read as YAML:
+``--set trainer.lora=null`` for full fine-tuning) shrinks the run for a quick check.
 """
 
 from __future__ import annotations
@@ -56,8 +63,12 @@ def train(overrides: dict[str, Any], out: Path) -> tuple[list[dict[str, Any]], l
             import ray
 
             busy = ray.get([a.worker.actor.timings.remote() for a in trainer.agents])
-            per_step.append({**payload.take(), "generate": max(b.get("generate", 0) for b in busy),
-                             "update": max(b.get("update", 0) for b in busy)})  # fmt: skip
+            rollouts = [a.worker.rollout for a in trainer.agents if a.worker.rollout is not None]
+            sampled = ray.get([rollout.timings.remote() for rollout in rollouts]) or busy
+            per_step.append({**payload.take(),
+                             "generate": max(b.get("generate", 0) for b in sampled),
+                             "update": max(b.get("update", 0) for b in busy),
+                             "sync": max(b.get("sync", 0) for b in busy)})  # fmt: skip
 
         trainer.after_step = after_step
     try:
@@ -118,6 +129,20 @@ def two_nodes(cpus: int) -> Any:
     return cluster
 
 
+def report_apart(apart: list[dict], parts: list[dict], base: float) -> None:
+    """The rollout-apart run: its seconds per step and what crossed for the weight sync."""
+    step = mean(apart, "step_seconds")
+    synced = {key for key in apart[0] if key.endswith("/synced_mb")}
+    total = statistics.mean(sum(row[key] for key in synced) for row in apart)
+    print(f"\nrollouts apart (4 actors): {step:.2f} s/step ({(step / base - 1) * 100:+.1f} % vs "
+          f"process), rollout {mean(apart, 'rollout_seconds'):.2f} s, update "
+          f"{mean(apart, 'update_seconds'):.2f} s, of which the weight sync "
+          f"{mean(parts, 'sync'):.2f} s (slowest agent: put, transfer, load)")  # fmt: skip
+    print(f"weights synced per step: {total:.2f} MB ({total / len(synced):.2f} MB per agent, "
+          "agent actor -> its rollout actor through the object store); the driver's own "
+          f"payload: {mean(parts, 'payload_mb'):.2f} MB")  # fmt: skip
+
+
 def report(process: list[dict], on_ray: list[dict], parts: list[dict], load: str) -> None:
     base, ray_step = mean(process, "step_seconds"), mean(on_ray, "step_seconds")
     print(f"\nload during the runs: {load}; {len(process)} measured steps each")
@@ -144,20 +169,34 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=4, help="steps per run (first: warm-up)")
     parser.add_argument("--cpus-per-node", type=int, default=1)
     parser.add_argument("--address", default=None, help="a running Ray cluster instead")
+    parser.add_argument(
+        "--rollout-apart",
+        action="store_true",
+        help="also run with rollout_placement='apart' (needs a 2-node cluster)",
+    )
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     options = parser.parse_args()
     print_machine()
-    overrides: dict[str, Any] = dict(item.split("=", 1) for item in options.set)
+    from langmarl.config.overrides import parse_assignment
+
+    overrides: dict[str, Any] = dict(parse_assignment(item) for item in options.set)
     overrides["trainer.max_steps"] = options.steps
     with tempfile.TemporaryDirectory() as out, LoadSampler() as load:
         process, _ = train({**overrides, "run_id": "process"}, Path(out))
         cluster = None if options.address else two_nodes(options.cpus_per_node)
+        apart: tuple[list[dict[str, Any]], list[dict]] | None = None
         ray_overrides = {"trainer.placement": "ray", "trainer.placement_strategy": "STRICT_SPREAD",
                          "trainer.agent_num_cpus": options.cpus_per_node}  # fmt: skip
         if options.address:
             ray_overrides["trainer.ray_address"] = options.address
         try:
             on_ray, parts = train({**overrides, **ray_overrides, "run_id": "ray"}, Path(out))
+            if options.rollout_apart:
+                half = options.cpus_per_node / 2
+                apart_overrides = {**ray_overrides, "trainer.rollout_placement": "apart",
+                                   "trainer.agent_num_cpus": half,
+                                   "trainer.rollout_num_cpus": half, "run_id": "apart"}  # fmt: skip
+                apart = train({**overrides, **apart_overrides}, Path(out))
         finally:
             if cluster is not None:
                 import ray
@@ -166,6 +205,9 @@ def main() -> None:
                 cluster.shutdown()
     skip = 1 if options.steps > 1 else 0
     report(process[skip:], on_ray[skip:], parts[skip:], load.summary())
+    if apart is not None:
+        history, apart_parts = apart
+        report_apart(history[skip:], apart_parts[skip:], mean(process[skip:], "step_seconds"))
 
 
 if __name__ == "__main__":

@@ -36,9 +36,11 @@ RUNTIME_ONLY = {
 NOT_IN_ALL = {
     "isaaclab": "IsaacLab needs Linux, an NVIDIA GPU and Isaac Sim (from pypi.nvidia.com); "
     "`all` must install on any machine",
+    "vllm": "vLLM's rollout engine needs a GPU (and pins its own torch); `all` must install on "
+    "any machine",
 }
 """Extras left out of ``all``, and why. Their packages are not installed here either."""
-NOT_INSTALLED = {"isaaclab": "isaaclab", "isaaclab_tasks": "isaaclab"}
+NOT_INSTALLED = {"isaaclab": "isaaclab", "isaaclab_tasks": "isaaclab", "vllm": "vllm"}
 """Modules of the ``NOT_IN_ALL`` extras that langmarl imports -> the distribution that ships
 them (``isaaclab[all]`` brings ``isaaclab_tasks``); checked by name, as nothing is installed."""
 

@@ -262,6 +262,8 @@ class IACTrainer(WeightSpaceTrainer):
             self.skipped_nonfinite += int(stats.skipped_nonfinite)
             metrics[f"{agent.name}/loss"] = stats.loss
             metrics[f"{agent.name}/skipped_nonfinite"] = float(stats.skipped_nonfinite)
+            if stats.synced_bytes:  # rollout_placement="apart"
+                metrics[f"{agent.name}/synced_mb"] = stats.synced_bytes / 1e6
         for critic in self.critics:
             critic.step()
         return metrics

@@ -24,13 +24,20 @@ SamplingPrecision = Literal["auto", "fp32", "bf16", "w16", "int8"]
 UpdatePrecision = Literal["auto", "fp32", "bf16"]
 Placement = Literal["process", "ray"]
 PlacementStrategy = Literal["PACK", "SPREAD", "STRICT_PACK", "STRICT_SPREAD"]
+RolloutPlacement = Literal["with_agent", "apart"]
+RolloutEngine = Literal["embedded", "vllm"]
+
+
+def installed(module: str) -> bool:
+    """Whether ``import <module>`` would find it (without importing it: ray takes ~1 s)."""
+    if module in sys.modules:
+        return sys.modules[module] is not None
+    return importlib.util.find_spec(module) is not None
 
 
 def ray_installed() -> bool:
-    """Whether ``import ray`` would find the package (without importing it: ~1 s)."""
-    if "ray" in sys.modules:
-        return sys.modules["ray"] is not None
-    return importlib.util.find_spec("ray") is not None
+    """Whether ``import ray`` would find the package."""
+    return installed("ray")
 
 
 class LoRAConfig(BaseModel):
@@ -171,6 +178,21 @@ class TrainerConfig(BaseModel):
     """With ``placement="ray"``: how the agents' bundles spread over nodes (Ray's placement
     group strategies): ``"PACK"`` as few nodes as fit, ``"SPREAD"`` over nodes where it can,
     ``"STRICT_PACK"`` one node, ``"STRICT_SPREAD"`` one node per agent."""
+    rollout_placement: RolloutPlacement = "with_agent"
+    """With ``placement="ray"``: where each agent samples its rollouts. ``"with_agent"`` (the
+    default): in its own actor, from the model it trains. ``"apart"``: in a rollout actor of
+    its own (its own CPUs/GPUs, another placement group), which gets the agent's trained
+    weights (the LoRA adapters, or every weight) through Ray's object store after each
+    update (:mod:`langmarl.magrpo.placement.engine`)."""
+    rollout_engine: RolloutEngine = "embedded"
+    """With ``rollout_placement="apart"``: what samples in the rollout actor: ``"embedded"``
+    (the default: langmarl's own decoding, as in process) or ``"vllm"`` (a vLLM engine on a
+    GPU; ``pip install 'langmarl[vllm]'``, not run here yet: docs/weight_space.md)."""
+    rollout_num_cpus: float = Field(default=1.0, gt=0.0)
+    """With ``rollout_placement="apart"``: CPUs each rollout actor reserves."""
+    rollout_num_gpus: float = Field(default=0.0, ge=0.0)
+    """With ``rollout_placement="apart"``: GPUs each rollout actor reserves (> 0: it samples
+    on ``cuda``)."""
 
     @model_validator(mode="after")
     def _check_devices(self) -> TrainerConfig:
@@ -181,6 +203,31 @@ class TrainerConfig(BaseModel):
             )
         if self.placement == "ray" and not ray_installed():
             raise MissingDependencyError("ray", "ray", "placement='ray'")
+        return self
+
+    @model_validator(mode="after")
+    def _check_rollout(self) -> TrainerConfig:
+        if self.rollout_placement == "apart" and self.placement != "ray":
+            raise ConfigError(
+                "rollout_placement is 'apart', but the rollout actors are Ray actors and "
+                f"placement is {self.placement!r}: set placement='ray', or "
+                "rollout_placement='with_agent'"
+            )
+        if self.rollout_engine == "vllm":
+            if self.rollout_placement != "apart":
+                raise ConfigError(
+                    "rollout_engine is 'vllm', but vLLM runs in a rollout actor of its own: "
+                    "set rollout_placement='apart' (and placement='ray'), or "
+                    "rollout_engine='embedded'"
+                )
+            if self.rollout_num_gpus <= 0:
+                raise ConfigError(
+                    "rollout_engine is 'vllm' with rollout_num_gpus=0, but langmarl's vLLM "
+                    "engine is wired for a GPU only: set rollout_num_gpus (e.g. 1), or "
+                    "rollout_engine='embedded'"
+                )
+            if not installed("vllm"):
+                raise MissingDependencyError("vllm", "vllm", "rollout_engine='vllm'")
         return self
 
     def device_of(self, agent: int) -> str:

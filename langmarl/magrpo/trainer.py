@@ -114,5 +114,7 @@ class MAGRPOTrainer(WeightSpaceTrainer):
             metrics[f"{agent.name}/skipped_nonfinite"] = float(stats.skipped_nonfinite)
             if self.args.beta > 0:
                 metrics[f"{agent.name}/kl"] = stats.kl
+            if stats.synced_bytes:  # rollout_placement="apart": the weights pushed
+                metrics[f"{agent.name}/synced_mb"] = stats.synced_bytes / 1e6
         metrics["update_seconds"] = time.perf_counter() - started - metrics["rollout_seconds"]
         return metrics

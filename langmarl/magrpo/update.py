@@ -47,6 +47,9 @@ class UpdateStats:
     sequences: int = 0
     grad_norm: float = 0.0
     skipped_nonfinite: bool = False
+    synced_bytes: int = 0
+    """Bytes of trained weights sent to the agent's rollout actor after the update
+    (``rollout_placement="apart"``, :mod:`langmarl.magrpo.placement.engine`); 0 otherwise."""
 
 
 def _trimmed(batch: GenerationBatch, rows: Any) -> tuple[Any, Any, Any, int]:

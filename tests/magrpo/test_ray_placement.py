@@ -367,6 +367,39 @@ def test_two_agents_on_two_nodes_train_as_in_process(two_nodes, tiny_models, tmp
 
 
 @pytest.mark.slow
+def test_rollouts_apart_on_two_nodes_train_as_in_process(two_nodes, tiny_models, tmp_path):
+    """``rollout_placement="apart"``: each agent samples in a rollout actor of its own, which
+    loads the trained weights (every weight: no LoRA here) from the object store after each
+    update. Tolerance as above: the rollout actor holds the trained weights bit for bit and
+    samples with the same seeded generator, so the texts and rewards are the in-process
+    run's and the losses agree to float rounding (``rel=1e-5``)."""
+    models, tokenizers = tiny_models
+    apart = {
+        "rollout_placement": "apart",
+        "placement_strategy": "STRICT_SPREAD",
+        "agent_num_cpus": 0.5,
+        "rollout_num_cpus": 0.5,
+    }  # 4 actors on the two one-CPU nodes
+    on_ray = _trainer(models, tokenizers, tmp_path / "ray", placement="ray", **apart)
+    placed = on_ray.placement
+    agents, rollouts = ([i["pid"] for i in d] for d in (placed.details, placed.rollout_details))
+    assert len({*agents, *rollouts, os.getpid()}) == 5  # each its own process, none here
+    assert len({info["node_id"] for info in placed.rollout_details}) == 2
+    try:
+        ray_history = on_ray.train()
+    finally:
+        on_ray.close()
+    assert _all_gone(agents + rollouts), "an actor outlived trainer.close()"
+    process_history = _trainer(models, tokenizers, tmp_path / "process").train()
+    assert any(loss != 0 for _, *losses in _losses_and_rewards(ray_history) for loss in losses)
+    assert _losses_and_rewards(ray_history) == pytest.approx(
+        _losses_and_rewards(process_history), rel=1e-5, abs=1e-7
+    )
+    weights = sum(p.numel() * 4 for p in models[0].parameters())  # fp32, tied embeddings once
+    assert [m["agent-1/synced_mb"] for m in ray_history] == [weights / 1e6] * 2
+
+
+@pytest.mark.slow
 def test_more_gpus_than_the_two_nodes_have_fails_before_any_actor(two_nodes, tiny_models, tmp_path):
     models, tokenizers = tiny_models
     with pytest.raises(ConfigError, match="ask for 2 GPUs but the Ray cluster has 0"):

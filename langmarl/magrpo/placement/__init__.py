@@ -18,6 +18,8 @@ run directory and resume.
 IAC/MAAC's critics live in the actors too (:mod:`langmarl.magrpo.critic`: IAC's beside each
 agent, MAAC's centralized one in agent-0's actor): texts and floats cross per step,
 their state dicts at checkpoints.
+With ``rollout_placement="apart"`` each agent samples in a rollout actor of its own, which its
+agent's actor pushes the trained weights to after every update (:mod:`.engine`).
 Ray is imported only when a run asks for it. MAGRPO, IAC and MAAC run here; PARL GRPO runs
 in process (its config refuses ``placement``, issue 41).
 """

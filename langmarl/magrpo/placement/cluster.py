@@ -120,17 +120,25 @@ def check_resources(
     """Check that the agents' actors fit the cluster's totals (``ray.cluster_resources()``,
     or :func:`this_machine` before a local Ray starts).
 
+    With ``rollout_placement="apart"`` each agent's rollout actor counts too.
+
     Raises:
         ConfigError: if the agents ask for more GPUs or CPUs than ``where`` has.
     """
-    agents = config.num_agents
-    for what, field, each in (
-        ("GPU", "agent_num_gpus", config.agent_num_gpus),
-        ("CPU", "agent_num_cpus", config.agent_num_cpus),
-    ):
-        asked, present = agents * each, float(cluster.get(what, 0.0))
+    agents, apart = config.num_agents, config.rollout_placement == "apart"
+    for what, fields in (
+        ("GPU", (("agent_num_gpus", config.agent_num_gpus),
+                 ("rollout_num_gpus", config.rollout_num_gpus))),
+        ("CPU", (("agent_num_cpus", config.agent_num_cpus),
+                 ("rollout_num_cpus", config.rollout_num_cpus))),
+    ):  # fmt: skip
+        used = fields if apart else fields[:1]  # the rollout actors, one per agent, if apart
+        asked = agents * sum(each for _, each in used)
+        present = float(cluster.get(what, 0.0))
         if asked > present:
+            named = " and ".join(f"{field}={each:g}" for field, each in used)
+            lower = " or ".join(field for field, _ in used)
             raise ConfigError(
-                f"{agents} agents with {field}={each:g} ask for {asked:g} {what}s but {where} "
-                f"has {present:g}: lower {field} or join a larger cluster (ray_address)"
+                f"{agents} agents with {named} ask for {asked:g} {what}s but {where} "
+                f"has {present:g}: lower {lower} or join a larger cluster (ray_address)"
             )

@@ -13,6 +13,10 @@ itself. On one machine the file system is shared; a run over several machines ne
 ``output_dir`` on storage every node mounts at the same path (NFS, a cloud file system):
 files are not shipped back as bytes, and :meth:`AgentHandle.save` fails with the fix when
 the driver cannot see what an actor wrote.
+
+With ``rollout_placement="apart"`` each agent also gets a rollout actor (:mod:`.engine`) in
+a second placement group: :meth:`AgentHandle.generate` asks it for samples, and the agent's
+actor pushes it the trained weights after each update.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from typing import Any
 from langmarl.core.errors import ConfigError, LangmarlError
 from langmarl.magrpo.config import TrainerConfig
 from langmarl.magrpo.placement.cluster import check_resources, connect, ray_module
+from langmarl.magrpo.placement.engine import RolloutWorker
 from langmarl.magrpo.placement.worker import AgentWorker
 from langmarl.magrpo.policy import Agent, Formatter, build_agents, default_formatter
 
@@ -76,23 +81,32 @@ class Pending:
 
 class AgentHandle:
     """What a driver-side :class:`Agent` calls: its actor's methods, each returning a
-    :class:`Pending` (arguments and answers are tensors, lists and paths)."""
+    :class:`Pending` (arguments and answers are tensors, lists and paths). ``rollout`` is
+    the agent's rollout actor when it samples apart (``rollout_placement="apart"``)."""
 
     def __init__(self, actor: Any, name: str, group: RayAgents) -> None:
         self.actor, self.name, self.group = actor, name, group
+        self.rollout: Any = None
 
-    def _call(self, method: str, what: str, *args: Any, check: Any = None) -> Pending:
+    def _call(self, method: str, what: str, *args: Any, check: Any = None,
+              rollout: bool = False) -> Pending:  # fmt: skip
         if self.group.closed:
             raise ConfigError(
                 f"{self.name}'s Ray actor was stopped (trainer.close(), or a failed train()): "
                 f"build a new trainer and {RESUME}"
             )
-        return Pending(getattr(self.actor, method).remote(*args), self.name, what, check)
+        if rollout:
+            actor, name = self.rollout, f"{self.name}'s rollout"
+        else:
+            actor, name = self.actor, self.name
+        return Pending(getattr(actor, method).remote(*args), name, what, check)
 
     def generate(
         self, prompts: Sequence[str], num_generations: int, greedy: bool, seed: int
     ) -> Pending:
-        return self._call("generate", "sampling", list(prompts), num_generations, greedy, seed)
+        """Samples from the agent's rollout actor when it has one, else from its own."""
+        return self._call("generate", "sampling", list(prompts), num_generations, greedy, seed,
+                          rollout=self.rollout is not None)  # fmt: skip
 
     def update(self, parts: Sequence[Any]) -> Pending:
         return self._call("update", "its update", list(parts))
@@ -130,9 +144,11 @@ class RayAgents:
     def __init__(self, started_ray: bool) -> None:
         self.started_ray = started_ray
         self.actors: list[Any] = []
-        self.group: Any = None
+        self.rollouts: list[Any] = []  # rollout_placement="apart": one per agent
+        self.groups: list[Any] = []
         self.agents: list[Agent] = []
         self.details: list[dict[str, Any]] = []
+        self.rollout_details: list[dict[str, Any]] = []
         self._handles: list[AgentHandle] = []
         self.closed = False
 
@@ -187,34 +203,61 @@ class RayAgents:
         self, models: Sequence[Any], config: TrainerConfig, tokenizers: Sequence[Any] | None
     ) -> None:
         ray = ray_module()
-        from ray.util.placement_group import placement_group
-        from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
-
         check_resources(config, ray.cluster_resources())
-        bundle = {"CPU": config.agent_num_cpus}
-        if config.agent_num_gpus:
-            bundle["GPU"] = config.agent_num_gpus
-        self.group = placement_group([dict(bundle)] * config.num_agents,
-                                     strategy=config.placement_strategy)  # fmt: skip
-        if not self.group.wait(timeout_seconds=PLACEMENT_TIMEOUT_S):
-            raise ConfigError(
-                f"the Ray cluster could not place {config.num_agents} agents of {bundle} with "
-                f"placement_strategy={config.placement_strategy!r} in {PLACEMENT_TIMEOUT_S:g} "
-                "s: lower agent_num_cpus/agent_num_gpus, use 'PACK', or add nodes"
-            )
-        remote = ray.remote(AgentWorker)
-        for index, source in enumerate(models):
-            strategy = PlacementGroupSchedulingStrategy(self.group, index)
-            options = {"num_cpus": config.agent_num_cpus, "num_gpus": config.agent_num_gpus,
-                       "max_restarts": 0, "scheduling_strategy": strategy}  # fmt: skip
-            tokenizer = tokenizers[index] if tokenizers is not None else None
-            self.actors.append(remote.options(**options).remote(index, source, tokenizer, config))
+        cpus, gpus = config.agent_num_cpus, config.agent_num_gpus
+        group = self._group(config, cpus, gpus, "agents", "agent_num_cpus/agent_num_gpus")
+        self.actors = _spawn(AgentWorker, group, models, config, tokenizers, cpus, gpus)
         handles = [AgentHandle(actor, f"agent-{i}", self) for i, actor in enumerate(self.actors)]
         self.details = [pending.result() for pending in [h.describe() for h in handles]]
+        if config.rollout_placement == "apart":
+            self._place_rollouts(models, config, tokenizers, handles)
         self._handles = handles
         for name, info in zip((h.name for h in handles), self.details, strict=True):
             log.info("%s: Ray actor pid %s on node %s (%s)", name, info["pid"],
                      info["node_id"][:8], info["device"])  # fmt: skip
+
+    def _place_rollouts(
+        self,
+        models: Sequence[Any],
+        config: TrainerConfig,
+        tokenizers: Sequence[Any] | None,
+        handles: Sequence[AgentHandle],
+    ) -> None:
+        """One rollout actor per agent in a placement group of their own, each attached to
+        its agent's actor (which pushes it the weights once now, then after each update)."""
+        cpus, gpus = config.rollout_num_cpus, config.rollout_num_gpus
+        group = self._group(config, cpus, gpus, "rollout actors",
+                            "rollout_num_cpus/rollout_num_gpus")  # fmt: skip
+        self.rollouts = _spawn(RolloutWorker, group, models, config, tokenizers, cpus, gpus)
+        described = [Pending(r.describe.remote(), f"{h.name}'s rollout", STARTING)
+                     for r, h in zip(self.rollouts, handles, strict=True)]  # fmt: skip
+        self.rollout_details = [pending.result() for pending in described]
+        attached = [Pending(h.actor.attach_rollout.remote(r), h.name, STARTING)
+                    for h, r in zip(handles, self.rollouts, strict=True)]  # fmt: skip
+        for handle, rollout, info, pending in zip(handles, self.rollouts, self.rollout_details,
+                                                  attached, strict=True):  # fmt: skip
+            pushed = pending.result()
+            log.info("%s: rollout actor pid %s on node %s, %.1f MB of weights pushed",
+                     handle.name, info["pid"], info["node_id"][:8], pushed / 1e6)  # fmt: skip
+            handle.rollout = rollout
+
+    def _group(
+        self, config: TrainerConfig, cpus: float, gpus: float, what: str, fields: str
+    ) -> Any:
+        """A placement group of one bundle per agent, ready (freed by :meth:`close`)."""
+        from ray.util.placement_group import placement_group
+
+        bundle = {"CPU": cpus, **({"GPU": gpus} if gpus else {})}
+        group = placement_group([dict(bundle)] * config.num_agents,
+                                strategy=config.placement_strategy)  # fmt: skip
+        self.groups.append(group)
+        if not group.wait(timeout_seconds=PLACEMENT_TIMEOUT_S):
+            raise ConfigError(
+                f"the Ray cluster could not place {config.num_agents} {what} of {bundle} with "
+                f"placement_strategy={config.placement_strategy!r} in {PLACEMENT_TIMEOUT_S:g} "
+                f"s: lower {fields}, use 'PACK', or add nodes"
+            )
+        return group
 
     def _agent(self, index: int, formatter: Formatter) -> Agent:
         info = self.details[index]
@@ -239,14 +282,37 @@ class RayAgents:
         ray = ray_module()
         if not ray.is_initialized():
             return
-        for actor in self.actors:
+        for actor in [*self.actors, *self.rollouts]:
             ray.kill(actor, no_restart=True)
-        if self.group is not None:
-            from ray.util.placement_group import remove_placement_group
+        from ray.util.placement_group import remove_placement_group
 
-            remove_placement_group(self.group)
+        for group in self.groups:
+            remove_placement_group(group)
         if self.started_ray:
             ray.shutdown()
+
+
+def _spawn(
+    worker: type,
+    group: Any,
+    models: Sequence[Any],
+    config: TrainerConfig,
+    tokenizers: Sequence[Any] | None,
+    cpus: float,
+    gpus: float,
+) -> list[Any]:
+    """One ``worker`` actor per model, the i-th in bundle i of ``group``."""
+    ray = ray_module()
+    from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
+
+    remote, actors = ray.remote(worker), []
+    for index, source in enumerate(models):
+        strategy = PlacementGroupSchedulingStrategy(group, index)
+        options = {"num_cpus": cpus, "num_gpus": gpus, "max_restarts": 0,
+                   "scheduling_strategy": strategy}  # fmt: skip
+        tokenizer = tokenizers[index] if tokenizers is not None else None
+        actors.append(remote.options(**options).remote(index, source, tokenizer, config))
+    return actors
 
 
 def place_agents(

@@ -8,6 +8,10 @@ and then runs the same functions the in-process trainer runs: :func:`generate` f
 sampling, :func:`accumulate_policy_gradients` and :func:`apply_gradients` for the update,
 :func:`save_agent` / :func:`load_agent` for checkpoints. So an agent on Ray computes what it
 would in process; only where the call runs differs.
+
+With ``rollout_placement="apart"`` the agent samples in a rollout actor of its own
+(:mod:`.engine`); this actor then pushes its trained weights there after every update and
+every checkpoint it loads (:meth:`AgentWorker.attach_rollout`).
 """
 
 from __future__ import annotations
@@ -20,7 +24,9 @@ from typing import Any
 
 from langmarl.magrpo.checkpoint import load_agent, save_agent
 from langmarl.magrpo.config import TrainerConfig
-from langmarl.magrpo.generation import GenerationBatch, generate
+from langmarl.magrpo.generation import GenerationBatch
+from langmarl.magrpo.placement.engine import moved, sample
+from langmarl.magrpo.placement.weights import trained_weights
 from langmarl.magrpo.policy import build_agents
 from langmarl.magrpo.update import (
     PolicyBatch,
@@ -60,6 +66,7 @@ class AgentWorker:
         self.config = config
         self.busy: dict[str, float] = {}  # seconds spent computing, per method (timings())
         self.critics: list[Any] = []  # IAC/MAAC critics living here (add_critic)
+        self.rollout: Any = None  # the rollout actor's handle (rollout_placement="apart")
 
     def describe(self) -> dict[str, Any]:
         """Process id, node and device: for the driver's logs, and for tests that kill it."""
@@ -77,28 +84,24 @@ class AgentWorker:
         self, prompts: Sequence[str], num_generations: int, greedy: bool, seed: int
     ) -> GenerationBatch:
         """Sample ``num_generations`` completions per prompt, as the in-process rollout does
-        (its own generator seeded with ``seed``; greedy decoding from the trained model,
-        sampling from the sampler's copy); tensors come back on the CPU."""
-        import torch
-
-        started, agent = time.perf_counter(), self.agent
-        model = agent.model if greedy else agent.sampler.model_for(agent.model)
-        generator = torch.Generator(device=agent.device).manual_seed(int(seed))
-        batch = generate(model, agent.tokenizer, prompts, num_generations, self.config,
-                         greedy=greedy, generator=generator)  # fmt: skip
+        (:func:`~langmarl.magrpo.placement.engine.sample`); tensors come back on the CPU."""
+        started = time.perf_counter()
+        batch = sample(self.agent, prompts, num_generations, greedy, seed, self.config)
         self._count("generate", started)
-        return _moved(batch, "cpu")
+        return batch
 
     def update(self, parts: Sequence[PolicyBatch]) -> UpdateStats:
         """One policy-gradient step from the driver's batches and advantages."""
         started, agent = time.perf_counter(), self.agent
         placed = [
-            PolicyBatch(_moved(p.batch, agent.device), p.advantages.to(agent.device), p.group)
+            PolicyBatch(moved(p.batch, agent.device), p.advantages.to(agent.device), p.group)
             for p in parts
         ]
         stats = accumulate_policy_gradients(agent, placed, self.config)
         apply_gradients(agent, self.config, stats)
         self._count("update", started)
+        if self.rollout is not None:
+            stats.synced_bytes = self.publish()
         return stats
 
     def save(self, folder: str, optimizer: bool) -> None:
@@ -108,6 +111,26 @@ class AgentWorker:
     def load(self, folder: str, optimizer: bool, checkpoint_name: str) -> None:
         """Load the agent from ``folder`` (weights; the optimizer state if ``optimizer``)."""
         load_agent(self.agent, Path(folder), optimizer, checkpoint_name)
+        if self.rollout is not None:
+            self.publish()
+
+    # -- rollout_placement="apart": the weights pushed to the rollout actor (engine.py) ------
+    def attach_rollout(self, rollout: Any) -> int:
+        """Sample in ``rollout`` (a :class:`~.engine.RolloutWorker` actor's handle) from now
+        on: push it the weights now and after every update; return the bytes pushed."""
+        self.rollout = rollout
+        return self.publish()
+
+    def publish(self) -> int:
+        """Put the trained weights (:func:`.weights.trained_weights`) into Ray's object store
+        and wait until the rollout actor has loaded them; return their bytes."""
+        import ray
+
+        started = time.perf_counter()
+        weights = ray.put(trained_weights(self.agent.model))
+        loaded = int(ray.get(self.rollout.load_weights.remote(weights)))
+        self._count("sync", started)
+        return loaded
 
     # -- IAC/MAAC: critics living beside the agent (langmarl.magrpo.critic) -----------------
     def add_critic(self, own_copy: bool, learning_rate: float) -> int:
@@ -146,21 +169,12 @@ class AgentWorker:
         self.critics[number].load_state_dict(state)
 
     def timings(self) -> dict[str, float]:
-        """Seconds this actor spent computing in ``generate`` and ``update`` since the last
-        call (then reset): a call's wall time on the driver minus these is transfer,
-        serialisation and waiting (``benchmarks/weights_on_ray.py``)."""
+        """Seconds this actor spent computing in ``generate`` and ``update`` (and, with the
+        rollout apart, pushing weights: ``sync``) since the last call (then reset): a call's
+        wall time on the driver minus these is transfer, serialisation and waiting
+        (``benchmarks/weights_on_ray.py``)."""
         busy, self.busy = self.busy, {}
         return busy
 
     def _count(self, method: str, started: float) -> None:
         self.busy[method] = self.busy.get(method, 0.0) + time.perf_counter() - started
-
-
-def _moved(batch: GenerationBatch, device: str) -> GenerationBatch:
-    return GenerationBatch(
-        batch.sequences.to(device),
-        batch.attention_mask.to(device),
-        batch.prompt_length,
-        batch.completion_mask.to(device),
-        list(batch.texts),
-    )
