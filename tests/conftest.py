@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import gc
 import json
 import os
 import subprocess
@@ -96,14 +99,30 @@ def _rss_mb() -> int:
     return pages * os.sysconf("SC_PAGE_SIZE") // 2**20
 
 
+TRIM_AFTER_MB = 256
+"""A test that grew the worker by more than this gives the freed memory back to the system."""
+
+
+def _give_back_memory() -> None:
+    """Collect what the test left and hand glibc's freed pages back (``malloc_trim``): after a
+    training test a worker kept ~2 GB it no longer used (4.7 GB → 2.3 GB after ``del``, 0.4 GB
+    after the trim, measured with two SmolLM2 agents), memory the other workers and the
+    processes they start could not have — one worker reached 8 GB and was OOM-killed."""
+    gc.collect()
+    with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to trim
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     """With ``LANGMARL_TEST_TIMELINE=<file>``, one JSON line per test: which worker ran it,
     from when to when, the CPU seconds it used and its memory after (to see how ``dev.py test``
     spreads over the workers, and where the CPU and the memory go)."""
     timeline = os.environ.get("LANGMARL_TEST_TIMELINE")
-    began, cpu = time.time(), os.times()
+    began, cpu, rss = time.time(), os.times(), _rss_mb()
     result = yield
+    if _rss_mb() - rss > TRIM_AFTER_MB:
+        _give_back_memory()
     if timeline:
         worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
         now = os.times()  # CPU seconds: this worker's, and its children's once reaped
