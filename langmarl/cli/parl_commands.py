@@ -77,7 +77,10 @@ def grpo(
     env, grpo_config = build_grpo(read_grpo_sections(path, parse_overrides(overrides)))
     with RunLock(grpo_config.output_dir):  # two processes never write one run directory
         trainer = OrchestratorGRPO(env, grpo_config)
-        trainer.train(resume_from=resume)
+        try:
+            trainer.train(resume_from=resume)
+        finally:
+            trainer.close()  # placement="ray": the orchestrator's actor ends with the run
     _print_curve({"curve": trainer.metrics})
     console.print(f"curves: {Path(trainer.config.output_dir) / 'parl_curves.json'}")
 

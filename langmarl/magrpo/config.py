@@ -163,8 +163,8 @@ class TrainerConfig(BaseModel):
     """Where the agents live: ``"process"`` (the default: in this process) or ``"ray"``: each
     agent (its model, optimizer and sampler) is a Ray actor, the driver keeps the rollout
     trees, rewards, advantages, the run directory and resume (MAGRPO, IAC and MAAC, whose
-    critics live in the actors too; not PARL GRPO yet; needs
-    ``pip install 'langmarl[ray]'``; :mod:`langmarl.magrpo.placement`)."""
+    critics live in the actors too; PARL GRPO names the same fields in its ``grpo`` section;
+    needs ``pip install 'langmarl[ray]'``; :mod:`langmarl.magrpo.placement`)."""
     ray_address: str | None = None
     """With ``placement="ray"``: the cluster to join (``"host:port"`` of its head, or
     ``"auto"``); None starts a local Ray for the run (unless this process already joined

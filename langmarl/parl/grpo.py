@@ -13,7 +13,14 @@ loop's hooks (:data:`~langmarl.magrpo.base.HOOKS`). One step:
    sub-agents concurrently) and the environment joins their answers;
 4. each execution trace gets its PARL reward; advantages are group-relative per task; the
    masked policy-gradient loss updates the orchestrator (all its weights, or LoRA adapters
-   with ``config.lora``).
+   with ``config.lora``), through MAGRPO's update (:mod:`langmarl.magrpo.update`).
+
+With ``grpo.placement: "ray"`` the orchestrator (model, optimizer, sampler) is one Ray actor,
+a MAGRPO agent's (:mod:`langmarl.magrpo.placement`): steps 2 and 4 are its ``generate`` and
+``update`` calls (token ids and advantages cross, never the model), while this process keeps
+the rest: the sub-agents, the episodes, rewards, advantages, the run directory, checkpoints
+(the actor writes its folder into the run directory) and resume. Both placements sample from
+a generator seeded from the step's random state, so on one seed they sample the same plans.
 
 ``output_dir`` is a run of the run contract (:mod:`langmarl.store.run`, kind
 ``parl_grpo``): ``run.json`` with a truthful status, per step the means of the PARL terms,
@@ -37,6 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from langmarl.core.aio import run_sync
+from langmarl.core.errors import ConfigError
 from langmarl.core.files import load_json_file
 from langmarl.envs.parallel import prompts
 from langmarl.envs.parallel.reward import TraceScorer
@@ -80,6 +88,7 @@ class OrchestratorGRPO(WeightSpaceTrainer):
     """
 
     algorithm = "parl_grpo"
+    ray_placement = True
     resume_hint = kinds.get("parl_grpo").resume_hint
     held_out_evaluation = False
     """Held-out plans need the sub-agents and the PARL reward, which the base class's
@@ -120,16 +129,18 @@ class OrchestratorGRPO(WeightSpaceTrainer):
 
     @property
     def model(self) -> Any:
-        """The orchestrator (a peft model with ``lora``)."""
+        """The orchestrator (a peft model with ``lora``); None with ``placement="ray"``,
+        where it lives in its actor."""
         return self.agents[0].model
 
     @property
     def tokenizer(self) -> Any:
+        """Its tokenizer (None with ``placement="ray"``)."""
         return self.agents[0].tokenizer
 
     @property
     def trainable(self) -> list[Any]:
-        """The parameters GRPO updates (the adapters with ``lora``)."""
+        """The parameters GRPO updates (the adapters with ``lora``); in process only."""
         return self.agents[0].trainable_parameters()
 
     def prompt_for(self, task: ParallelTask, policy: str = prompts.ORCHESTRATOR_POLICY) -> str:
@@ -155,31 +166,47 @@ class OrchestratorGRPO(WeightSpaceTrainer):
         import torch
 
         from langmarl.magrpo.advantages import group_advantages
-        from langmarl.magrpo.generation import completion_logprobs, generate
-        from langmarl.magrpo.loss import policy_gradient_loss
+        from langmarl.magrpo.update import PolicyBatch
 
         c, g, agent = self.config, self.config.num_generations, self.agents[0]
         started = time.monotonic()
         tasks = [self.tasks[example["task"]] for example in examples]
-        prompts_ = [agent.formatter(example) for example in examples]
-        batch = generate(agent.model, agent.tokenizer, prompts_, g, self.args)
+        batch = self._sample([agent.formatter(example) for example in examples])
         traces = run_sync(self._execute([t for t in tasks for _ in range(g)], batch.texts))
         terms = self.scorer(traces)
         rewards = torch.tensor([row["total_reward"] for row in terms])
         advantages = group_advantages(
             rewards.view(len(tasks), g), "mean", normalize=c.normalize_advantages
         ).flatten()
-        agent.model.train()
-        logprobs = completion_logprobs(
-            agent.model, batch.sequences, batch.attention_mask, batch.prompt_length
-        )
-        loss = policy_gradient_loss(logprobs, advantages, batch.completion_mask.float())
-        agent.optimizer.zero_grad()
-        loss.backward()
-        if c.max_grad_norm is not None:
-            torch.nn.utils.clip_grad_norm_(self.trainable, c.max_grad_norm)
-        agent.optimizer.step()
-        return self._record(traces, terms, float(loss.detach()), time.monotonic() - started)
+        stats = self._update(PolicyBatch(batch, advantages, group=g))
+        self.skipped_nonfinite += int(stats.skipped_nonfinite)
+        return self._record(traces, terms, stats.loss, time.monotonic() - started)
+
+    def _sample(self, prompts: list[str]) -> Any:
+        """``num_generations`` plans per prompt from the orchestrator, drawn by a generator
+        seeded from the step's random state: the same plans in process and in its Ray actor
+        (:func:`~langmarl.magrpo.placement.engine.sample`, what the actor runs)."""
+        import torch
+
+        from langmarl.magrpo.placement.engine import sample
+
+        agent, g = self.agents[0], self.config.num_generations
+        seed = int(torch.randint(0, 2**62, (1,)))
+        if agent.worker is not None:  # placement="ray"
+            return agent.worker.generate(prompts, g, False, seed).result()
+        return sample(agent, prompts, g, False, seed, self.args)
+
+    def _update(self, part: Any) -> Any:
+        """The masked policy-gradient step on ``part`` (a ``PolicyBatch``), clipped, as
+        MAGRPO's agents take it: here, or in the orchestrator's actor; its ``UpdateStats``."""
+        from langmarl.magrpo.update import accumulate_policy_gradients, apply_gradients
+
+        agent = self.agents[0]
+        if agent.worker is not None:  # placement="ray"
+            return agent.worker.update([part]).result()
+        stats = accumulate_policy_gradients(agent, [part], self.args)
+        apply_gradients(agent, self.args, stats)
+        return stats
 
     def _record(
         self, traces: list[ExecutionTrace], terms: list[dict[str, Any]], loss: float, seconds: float
@@ -234,6 +261,12 @@ class OrchestratorGRPO(WeightSpaceTrainer):
         legacy.renumber_from_zero(self.run)
         if not legacy.is_legacy_checkpoint(path):
             return super().restore_checkpoint(path)
+        if self.placement is not None:
+            raise ConfigError(
+                f"checkpoint {str(path)!r} has the earlier layout (model/), which resumes in "
+                "process only: resume it with grpo.placement='process'; its next checkpoints "
+                "resume on Ray"
+            )
         step = legacy.load_legacy_checkpoint(path, self.agents[0])
         log.info("read %s (the earlier checkpoint layout)", path)
         return {"algorithm": self.algorithm, "step": step}, {}
@@ -247,5 +280,9 @@ class OrchestratorGRPO(WeightSpaceTrainer):
         """Save the orchestrator (``save_pretrained``: the adapter only with ``lora``) to
         ``path`` (default ``<output_dir>/model``); returns the folder."""
         folder = Path(path) if path is not None else self.run_dir / "model"
-        save_pretrained_quietly(self.model, self.tokenizer, folder)
+        agent = self.agents[0]
+        if agent.worker is not None:  # placement="ray": the actor writes it (shared storage)
+            agent.worker.save(folder, False).result()
+        else:
+            save_pretrained_quietly(self.model, self.tokenizer, folder)
         return folder

@@ -7,14 +7,13 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     ValidationError,
-    field_validator,
     model_validator,
 )
 
@@ -24,9 +23,15 @@ from langmarl.config.runs_root import (
     RunsDir,
     take_section_placement,
 )
-from langmarl.core.errors import ConfigError
+from langmarl.core.errors import MissingDependencyError
 from langmarl.core.validation import config_error
-from langmarl.magrpo.config import LoRAConfig, TrainerConfig
+from langmarl.magrpo.config import (
+    LoRAConfig,
+    Placement,
+    PlacementStrategy,
+    TrainerConfig,
+    ray_installed,
+)
 from langmarl.tracking.factory import ReportTo
 
 
@@ -99,20 +104,33 @@ class OrchestratorGRPOConfig(BaseModel):
     """Save the trained orchestrator (model + tokenizer; the adapter only with ``lora``) to
     ``<output_dir>/model`` at the end: the artifact the run exists for (~540 MB for the
     embedded model in float32). ``false`` keeps only the checkpoints."""
-    placement: Literal["process"] = "process"
-    """Where the orchestrator trains: in this process only, so far. ``"ray"`` (an agent as a
-    Ray actor) runs MAGRPO, IAC and MAAC (:mod:`langmarl.magrpo.placement`), not PARL GRPO
-    yet (issue 41): its step samples and updates the model in the driver."""
+    placement: Placement = "process"
+    """Where the orchestrator trains: ``"process"`` (the default: in this process) or
+    ``"ray"``: its model, optimizer and sampler are one Ray actor
+    (:mod:`langmarl.magrpo.placement`, as a MAGRPO agent's), while this process keeps the
+    episodes, the sub-agents, PARL rewards, advantages, the run directory and resume. Needs
+    ``pip install 'langmarl[ray]'``. The four fields below are MAGRPO's (``trainer.*``),
+    with the orchestrator as the one agent."""
+    ray_address: str | None = None
+    """With ``placement="ray"``: the cluster to join (``"host:port"`` of its head, or
+    ``"auto"``); None starts a local Ray for the run (unless this process already joined
+    one). A multi-machine run needs the run directory on storage every node shares."""
+    agent_num_cpus: float = Field(default=1.0, gt=0.0)
+    """With ``placement="ray"``: CPUs the orchestrator's actor reserves (its torch threads,
+    unless ``num_threads``)."""
+    agent_num_gpus: float = Field(default=0.0, ge=0.0)
+    """With ``placement="ray"``: GPUs the orchestrator's actor reserves (> 0: it trains on
+    ``cuda``)."""
+    placement_strategy: PlacementStrategy = "PACK"
+    """With ``placement="ray"``: Ray's placement-group strategy for the actor's bundle
+    (``"PACK"``, ``"SPREAD"``, ``"STRICT_PACK"``, ``"STRICT_SPREAD"``; with one actor they
+    place alike)."""
 
-    @field_validator("placement", mode="before")
-    @classmethod
-    def _in_process_only(cls, value: Any) -> Any:
-        if value != "process":
-            raise ConfigError(
-                "PARL GRPO runs in process only so far (placement='ray' covers MAGRPO, IAC "
-                "and MAAC, issue 41): remove grpo.placement, or set it to 'process'"
-            )
-        return value
+    @model_validator(mode="after")
+    def _ray_is_installed(self) -> OrchestratorGRPOConfig:
+        if self.placement == "ray" and not ray_installed():
+            raise MissingDependencyError("ray", "ray", "grpo.placement='ray'")
+        return self
 
     def reward_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for ``PARLReward``: λ anneals over ``anneal_steps`` or
@@ -134,6 +152,12 @@ class OrchestratorGRPOConfig(BaseModel):
             max_steps=self.num_steps, save_steps=self.save_steps, report_to=self.report_to,
             save_optimizer=True,  # its resume promises the sampling of an uninterrupted run
             num_threads=self.num_threads, seed=self.seed,
+            # PARL GRPO samples and updates in fp32, as it did before it shared MAGRPO's
+            # sampling and update: its config has no precision fields to choose otherwise
+            sampling_precision="fp32", update_precision="fp32",
+            placement=self.placement, ray_address=self.ray_address,
+            agent_num_cpus=self.agent_num_cpus, agent_num_gpus=self.agent_num_gpus,
+            placement_strategy=self.placement_strategy,
         )  # fmt: skip
 
     @classmethod

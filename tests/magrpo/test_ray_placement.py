@@ -496,6 +496,62 @@ def test_iac_on_two_nodes_trains_as_in_process(two_nodes, tiny_models, tmp_path)
     assert extra.is_file()  # the critics' states came back from the actors
 
 
+def _flaky_subagents() -> Any:
+    """PARL's sub-agents, scripted: every third call fails, so a group's plans get different
+    rewards (and the orchestrator a non-zero loss); the calls come in the plans' order."""
+    from langmarl.core.errors import LLMError
+    from langmarl.testing import ScriptedLLM, scripted_config
+
+    calls = iter(range(10_000))
+
+    def reply(request: Any) -> str | BaseException:
+        return LLMError("scripted", "scripted", "busy") if next(calls) % 3 == 2 else "ANSWER: 3"
+
+    return ScriptedLLM(reply, config=scripted_config(max_retries=0))
+
+
+def _parl_grpo(model, tokenizer, run_dir: Path, **placement):
+    from langmarl.envs.parallel.env import ParallelTasksEnv
+    from langmarl.parl.grpo import OrchestratorGRPO, OrchestratorGRPOConfig
+
+    env = ParallelTasksEnv(num_tasks=2, subagent_llm=_flaky_subagents(), max_subagent_steps=1)
+    config = OrchestratorGRPOConfig(
+        num_steps=2, num_generations=3, max_new_tokens=8, learning_rate=1e-2,
+        output_dir=str(run_dir), num_threads=1, **placement,
+    )  # fmt: skip
+    return OrchestratorGRPO(env, config, model=model, tokenizer=tokenizer)
+
+
+@pytest.mark.slow
+def test_parl_grpo_on_ray_trains_as_in_process(two_nodes, tiny_models, tmp_path):
+    """PARL GRPO with the orchestrator as a Ray actor: its plans are sampled and its update
+    taken there, the sub-agents, PARL rewards and advantages here. Tolerance as for MAGRPO:
+    one thread on both sides and the same seeded generator, so the same plans (then the PARL
+    terms are equal exactly) and the losses agree to float rounding (``rel=1e-5``)."""
+    (model, _), (tokenizer, _) = tiny_models
+    on_ray = _parl_grpo(model, tokenizer, tmp_path / "ray", placement="ray")
+    [info] = on_ray.placement.details
+    assert info["pid"] != os.getpid() and on_ray.model is None  # the model lives in the actor
+    try:
+        ray_history = on_ray.train()
+    finally:
+        on_ray.close()
+    assert _all_gone([info["pid"]]), "the orchestrator's actor outlived trainer.close()"
+    process_history = _parl_grpo(model, tokenizer, tmp_path / "process").train()
+    keys = sorted(k for k, v in process_history[0].items()
+                  if isinstance(v, float) and not k.endswith("seconds"))  # fmt: skip
+    assert {"total_reward", "r_perf", "loss"} <= set(keys)
+    ray_values = [m[k] for m in ray_history for k in keys]
+    process_values = [m[k] for m in process_history for k in keys]
+    assert [m["total_reward"] for m in ray_history] == [m["total_reward"] for m in process_history]
+    assert any(m["loss"] != 0 for m in ray_history)
+    assert ray_values == pytest.approx(process_values, rel=1e-5, abs=1e-7)
+    run = tmp_path / "ray"  # the actor wrote the checkpoint and the model into the run
+    assert (run / "checkpoints" / "step-000002" / "agent-0" / "optimizer.pt").is_file()
+    assert (run / "model" / "config.json").is_file()
+    assert RunDir(run).record().status == "completed"
+
+
 class KillingReward:
     """A reward that SIGKILLs agent-1's actor while scoring step ``kill_at`` (0-based): the
     rollout is done, the update not yet sent."""

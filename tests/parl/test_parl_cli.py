@@ -75,12 +75,20 @@ def test_grpo_config_sections_are_checked() -> None:
         build_grpo({"grpo": {"num_step": 3}})
 
 
-def test_ray_placement_is_refused_for_parl_grpo_naming_the_field() -> None:
-    """Issue 41: placement='ray' covers MAGRPO, IAC and MAAC; PARL GRPO says so."""
-    from langmarl.cli.parl_commands import build_grpo
-    from langmarl.core.errors import ConfigError
+def test_ray_placement_names_magrpos_fields_for_the_orchestrator(monkeypatch) -> None:
+    """Issue 41: grpo.placement 'ray' (the run itself: tests/magrpo/test_ray_placement.py)
+    takes MAGRPO's fields, passed on to the shared loop with the orchestrator as one agent."""
+    import sys
 
-    refused = r"in grpo:\n- placement: .*PARL GRPO runs in process only"
-    with pytest.raises(ConfigError, match=refused):
+    from langmarl.cli.parl_commands import build_grpo
+    from langmarl.core.errors import MissingDependencyError
+
+    ray = {"placement": "ray", "ray_address": "10.0.0.5:6379", "agent_num_cpus": 2,
+           "agent_num_gpus": 1, "placement_strategy": "SPREAD"}  # fmt: skip
+    _, config = build_grpo({"grpo": ray})
+    trainer = config.trainer_config(num_tasks=4)
+    assert trainer.num_agents == 1 and {k: getattr(trainer, k) for k in ray} == ray
+    assert OrchestratorGRPOConfig().placement == "process"
+    monkeypatch.setitem(sys.modules, "ray", None)  # what `import ray` sees when not installed
+    with pytest.raises(MissingDependencyError, match=r"pip install 'langmarl\[ray\]'"):
         build_grpo({"grpo": {"placement": "ray"}})
-    assert OrchestratorGRPOConfig(placement="process").placement == "process"

@@ -154,3 +154,15 @@ def test_a_checkpoint_of_the_earlier_layout_without_lora_is_refused(tmp_path: Pa
     (target / "trainer_state.json").write_text(json.dumps({"step": 1, "lora": False}))
     with pytest.raises(ConfigError, match=r"without LoRA: resume with the same grpo\.lora"):
         _trainer(tmp_path / "a", 2).load_checkpoint("latest")
+
+
+def test_a_checkpoint_of_the_earlier_layout_is_refused_on_ray(tmp_path: Path) -> None:
+    """Its ``model/`` folder and loose ``optimizer.pt`` are read in process only; the check
+    needs no Ray (a stand-in for the actors): the message says what to set."""
+    from types import SimpleNamespace
+
+    _write_earlier_layout(_trainer(tmp_path / "a", 1), tmp_path / "a", 1)
+    on_ray = _trainer(tmp_path / "a", 2)
+    on_ray.placement = SimpleNamespace(close=lambda: None)
+    with pytest.raises(ConfigError, match=r"resumes in process only: .*placement='process'"):
+        on_ray.load_checkpoint("latest")

@@ -20,8 +20,9 @@ agent, MAAC's centralized one in agent-0's actor): texts and floats cross per st
 their state dicts at checkpoints.
 With ``rollout_placement="apart"`` each agent samples in a rollout actor of its own, which its
 agent's actor pushes the trained weights to after every update (:mod:`.engine`).
-Ray is imported only when a run asks for it. MAGRPO, IAC and MAAC run here; PARL GRPO runs
-in process (its config refuses ``placement``, issue 41).
+PARL GRPO's orchestrator is one such agent (:mod:`langmarl.parl.grpo`): its plans are
+sampled and its update taken in the actor, the sub-agents and PARL rewards stay in the driver.
+Ray is imported only when a run asks for it. MAGRPO, IAC, MAAC and PARL GRPO run here.
 """
 
 from __future__ import annotations

@@ -175,8 +175,8 @@ class RayAgents:
         """
         if trainer is not None and not getattr(trainer, "ray_placement", False):
             raise ConfigError(
-                f"placement='ray' is not supported by {trainer.__name__} yet (MAGRPO, IAC "
-                "and MAAC so far, issue 41): set placement='process'"
+                f"placement='ray' is not supported by {trainer.__name__} yet (MAGRPO, IAC, "
+                "MAAC and PARL GRPO so far, issue 41): set placement='process'"
             )
         count = config.num_agents
         if len(models) != count:
