@@ -95,10 +95,13 @@ def ensure_chromium() -> None:
         run(*install, env=env)
 
 
-PARALLEL = ["-n", "auto", "--dist", "loadgroup", "--no-loadscope-reorder"]
-"""pytest-xdist: one worker per core (tests/conftest.py gives each its share of torch threads),
-tests handed out in the order tests/conftest.py sorts them (slow first) rather than xdist's
-default of the largest group first, which started the slow single tests last."""
+CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+PARALLEL = ["-n", str(CORES + 1), "--dist", "loadgroup", "--no-loadscope-reorder"]
+"""pytest-xdist: one worker per core and one more (tests/conftest.py gives each one torch thread
+on a 2-core machine): about a third of the workers' time was spent waiting — on Ray nodes
+starting and stopping, on servers and on killed runs — with a core free. Tests are handed out
+in the order tests/conftest.py sorts them (slow first) rather than xdist's default of the
+largest group first, which started the slow single tests last."""
 
 
 def tests(pytest_args: list[str]) -> None:
@@ -121,7 +124,7 @@ def tests(pytest_args: list[str]) -> None:
         mypy = subprocess.Popen([str(BIN / "mypy")], cwd=ROOT, stdout=report,
                                 stderr=subprocess.STDOUT)  # fmt: skip
         print("== pytest (mypy beside it)", flush=True)
-        # every core, one pytest worker each; a module's shared fixtures stay on one worker
+        # a pytest worker per core and one more; a module's shared fixtures stay on one worker
         pytest = [PY, "-m", "pytest", "-q", "-rfE", "--durations=20", *PARALLEL, *pytest_args]
         if subprocess.run([str(c) for c in pytest], cwd=ROOT).returncode != 0:
             failed.append("pytest")
