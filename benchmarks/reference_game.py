@@ -255,7 +255,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--arms", nargs="+", default=list(ARMS), choices=ARMS)
     parser.add_argument("--budget-min", type=float, default=15.0,
                         help="training wall time per arm, minutes")  # fmt: skip
-    parser.add_argument("--step-seconds", type=float, default=8.0,
+    parser.add_argument("--step-seconds", type=float, default=2.5,
                         help="seconds per MAGRPO step (sets the steps of the budget)")  # fmt: skip
     parser.add_argument("--round-seconds", type=float, default=90.0,
                         help="seconds per pool iteration (sets the iterations)")  # fmt: skip
