@@ -96,7 +96,7 @@ def listener_prompt(example: Mapping[str, Any]) -> str:
     )
 
 
-def reference_formatters(listener: Listener = "generate") -> list[Any]:
+def reference_formatters(listener: Listener) -> list[Any]:
     """Prompt builders of the trained agents: the speaker (``rank``), or the speaker and
     the listener, for both turns (``generate``)."""
     return [speaker_prompt] if listener == "rank" else [speaker_prompt, listener_prompt]
