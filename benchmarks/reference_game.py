@@ -257,7 +257,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         help="training wall time per arm, minutes")  # fmt: skip
     parser.add_argument("--step-seconds", type=float, default=2.5,
                         help="seconds per MAGRPO step (sets the steps of the budget)")  # fmt: skip
-    parser.add_argument("--round-seconds", type=float, default=90.0,
+    parser.add_argument("--round-seconds", type=float, default=30.0,
                         help="seconds per pool iteration (sets the iterations)")  # fmt: skip
     parser.add_argument("--num-eval", type=int, default=30, help="held-out episodes")
     parser.add_argument("--out", type=Path, default=ROOT / "runs" / "reference_game")
