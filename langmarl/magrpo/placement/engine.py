@@ -138,7 +138,23 @@ class EmbeddedEngine:
         return loaded
 
 
-class RolloutWorker:
+class BusyClock:
+    """Seconds an actor spent computing, per method, since the driver last asked: a call's
+    wall time on the driver minus these is transfer, serialisation and waiting
+    (``benchmarks/weights_on_ray.py``). Shared by the agent's and the rollout's actors."""
+
+    busy: dict[str, float]
+
+    def timings(self) -> dict[str, float]:
+        """Seconds spent per method since the last call (then reset)."""
+        busy, self.busy = self.busy, {}
+        return busy
+
+    def _count(self, method: str, started: float) -> None:
+        self.busy[method] = self.busy.get(method, 0.0) + time.perf_counter() - started
+
+
+class RolloutWorker(BusyClock):
     """One agent's rollout actor (wrapped with ``ray.remote`` by the driver): its engine,
     and the seconds and bytes it handled (for the driver's logs and the benchmark).
 
@@ -157,7 +173,7 @@ class RolloutWorker:
         self.device = "cuda" if config.rollout_num_gpus > 0 else "cpu"
         engine = engine_class(config.rollout_engine)
         self.engine: RolloutEngine = engine(index, source, tokenizer, config, self.device)
-        self.busy: dict[str, float] = {}
+        self.busy = {}
         self.loaded_bytes = 0
 
     def describe(self) -> dict[str, Any]:
@@ -183,11 +199,3 @@ class RolloutWorker:
         self._count("load_weights", started)
         self.loaded_bytes += loaded
         return loaded
-
-    def timings(self) -> dict[str, float]:
-        """Seconds spent in ``generate`` and ``load_weights`` since the last call (reset)."""
-        busy, self.busy = self.busy, {}
-        return busy
-
-    def _count(self, method: str, started: float) -> None:
-        self.busy[method] = self.busy.get(method, 0.0) + time.perf_counter() - started

@@ -25,7 +25,7 @@ from typing import Any
 from langmarl.magrpo.checkpoint import load_agent, save_agent
 from langmarl.magrpo.config import TrainerConfig
 from langmarl.magrpo.generation import GenerationBatch
-from langmarl.magrpo.placement.engine import moved, sample
+from langmarl.magrpo.placement.engine import BusyClock, moved, sample
 from langmarl.magrpo.placement.weights import trained_weights
 from langmarl.magrpo.policy import build_agents
 from langmarl.magrpo.update import (
@@ -44,7 +44,7 @@ def actor_device(config: TrainerConfig, index: int) -> str:
     return "cuda" if config.agent_num_gpus > 0 else "cpu"
 
 
-class AgentWorker:
+class AgentWorker(BusyClock):
     """One agent in its own process (wrapped with ``ray.remote`` by the driver).
 
     Args:
@@ -64,7 +64,7 @@ class AgentWorker:
         tokenizers = None if isinstance(source, str) else [tokenizer]
         (self.agent,) = build_agents([source], own, None, tokenizers, first=index)
         self.config = config
-        self.busy: dict[str, float] = {}  # seconds spent computing, per method (timings())
+        self.busy = {}  # seconds spent computing per method: generate, update, sync (BusyClock)
         self.critics: list[Any] = []  # IAC/MAAC critics living here (add_critic)
         self.rollout: Any = None  # the rollout actor's handle (rollout_placement="apart")
 
@@ -167,14 +167,3 @@ class AgentWorker:
 
     def critic_load(self, number: int, state: dict[str, Any]) -> None:
         self.critics[number].load_state_dict(state)
-
-    def timings(self) -> dict[str, float]:
-        """Seconds this actor spent computing in ``generate`` and ``update`` (and, with the
-        rollout apart, pushing weights: ``sync``) since the last call (then reset): a call's
-        wall time on the driver minus these is transfer, serialisation and waiting
-        (``benchmarks/weights_on_ray.py``)."""
-        busy, self.busy = self.busy, {}
-        return busy
-
-    def _count(self, method: str, started: float) -> None:
-        self.busy[method] = self.busy.get(method, 0.0) + time.perf_counter() - started
