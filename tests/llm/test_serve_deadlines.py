@@ -24,6 +24,7 @@ LONG = {"messages": [{"role": "user", "content": "Write a very long story about 
 """Greedy: the story runs past 300 tokens (13 s alone on one core). Sampled at temperature
 1.0 it once ended after 34 tokens, inside the 5 s timeout, and the 504 test failed."""
 TIMEOUT_S = 5
+SHORT = {"messages": [{"role": "user", "content": "Say hi."}], "max_tokens": 8}
 
 
 @pytest.fixture(scope="module")
@@ -60,8 +61,7 @@ def test_an_abandoned_request_stops_generating(server) -> None:
     time.sleep(1.0)  # a watch interval and the token in flight
     # generating would burn a core; an idle server spends next to nothing
     assert _idle_cpu(process) < 0.5
-    short = {"messages": [{"role": "user", "content": "Say hi."}], "max_tokens": 8}
-    reply = httpx.post(f"{url}/chat/completions", json=short, timeout=120)
+    reply = httpx.post(f"{url}/chat/completions", json=SHORT, timeout=120)
     assert reply.status_code == 200 and reply.json()["choices"][0]["message"]["content"]
 
 
@@ -85,8 +85,9 @@ def test_beyond_max_queued_a_request_gets_503(server) -> None:
         line = ""
         while '"content"' not in line or '"content": ""' in line:  # text: generating
             line = next(lines)
+        # short: it waits its turn as a long one would, then runs a few tokens, not 5 s
         waiting = threading.Thread(target=httpx.post, args=(f"{url}/chat/completions",),
-                                   kwargs={"json": LONG, "timeout": 120})  # fmt: skip
+                                   kwargs={"json": SHORT, "timeout": 120})  # fmt: skip
         waiting.start()
         time.sleep(1.0)  # queued behind the running batch
         refused = httpx.post(f"{url}/chat/completions", json=LONG, timeout=120)
