@@ -137,13 +137,16 @@ def test_smollm2_agents_sampled_in_parallel_match_sequential_and_train_with_bf16
     before = torch.get_num_threads()
     texts = {}
     try:
+        # one pair of agents sampled both ways (rollouts read parallel_agents per call): the
+        # same weights by construction, and a second pair's loads and w16 twins saved
+        config = _config(tmp_path / "sampled", "align", 1, LoRAConfig(r=4, alpha=8))
+        trainer = _trainer(MAGRPOTrainer, config, task)
         for parallel in (False, True):
-            config = _config(tmp_path / str(parallel), "align", 1, LoRAConfig(r=4, alpha=8))
-            config = config.model_copy(update={"parallel_agents": parallel, "num_threads": 1})
-            trainer = _trainer(MAGRPOTrainer, config, task)
+            trainer.args = config.model_copy(update={"parallel_agents": parallel})
             torch.manual_seed(7)
             _, levels = trainer.rollout(trainer.batch_for(0))
             texts[parallel] = [b.texts for level in levels for b in level.batches]
+        del trainer
         assert texts[True] == texts[False] and any(t for b in texts[True] for t in b)
         config = _config(tmp_path / "bf16", "align", 1, LoRAConfig(r=4, alpha=8))
         config = config.model_copy(
