@@ -182,6 +182,10 @@ class ReferenceConfig(BaseConfig):
     """How the listener picks: ``rank`` takes the item under which the heard word is most
     likely (a local model's log-probabilities; the listener's policy is not used), or
     ``generate`` asks the listener's policy for a label."""
+    speaker: Literal["generate", "rank"] = "generate"
+    """How the speaker answers: ``generate`` asks its policy for a word; ``rank`` takes
+    the one of the target's words that is most likely after its policy (a local model's
+    log-probabilities), so its demonstrations decide which attribute it names."""
     agent_models: dict[str, str] = Field(default_factory=dict)
     """Per agent (``speaker``, ``listener``), the ``model_string`` its actor runs instead of
     ``actor_llm``'s, e.g. a MAGRPO checkpoint's ``agent-K`` folder (weights, then language)."""

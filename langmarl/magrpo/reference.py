@@ -48,15 +48,21 @@ from langmarl.envs.reference.episodes import (
     make_episodes,
 )
 from langmarl.envs.reference.scoring import Scorer, channel, rank_pick, reference_reward
+from langmarl.magrpo.menu import MenuFormatter
 from langmarl.magrpo.rollout import JointSample
 
 Listener = Literal["rank", "generate"]
 """Who picks: the frozen ranking listener in the reward, or a trained agent's label."""
+Speaker = Literal["generate", "rank"]
+"""How the speaker answers: it writes (decodes) its word, or chooses one of the target's
+words by their likelihood (a menu, :mod:`langmarl.magrpo.menu`)."""
 TURNS: dict[Listener, int] = {"rank": 1, "generate": 2}
 """The game's turns in weight space, per listener."""
 NUM_TRAIN = 500
 """Generated training episodes when a run file gives no ``num_train``."""
 SPEAKER_DONE = prompts.SPEAKER_DONE
+MAX_KEPT_PICKS = 100_000
+"""The ranking listener's picks kept for reuse (episode and heard words) at most."""
 
 
 def reference_items(
@@ -96,10 +102,24 @@ def listener_prompt(example: Mapping[str, Any]) -> str:
     )
 
 
-def reference_formatters(listener: Listener) -> list[Any]:
+def speaker_options(example: Mapping[str, Any]) -> list[str]:
+    """The ``rank`` speaker's menu: the target's words (:func:`~langmarl.envs.reference.
+    prompts.speaker_menu`)."""
+    return prompts.speaker_menu(episode_from_record(example))
+
+
+def reference_formatters(listener: Listener, speaker: Speaker = "generate") -> list[Any]:
     """Prompt builders of the trained agents: the speaker (``rank``), or the speaker and
-    the listener, for both turns (``generate``)."""
-    return [speaker_prompt] if listener == "rank" else [speaker_prompt, listener_prompt]
+    the listener, for both turns (``generate``). A ``rank`` speaker's formatter offers the
+    target's words as its menu (:func:`speaker_options`).
+
+    Raises:
+        ConfigError: for a ``rank`` speaker with a ``generate`` listener.
+    """
+    if speaker == "rank" and listener != "rank":
+        raise ConfigError("speaker 'rank' needs listener 'rank' (one turn)")
+    first = MenuFormatter(speaker_prompt, speaker_options) if speaker == "rank" else speaker_prompt
+    return [first] if listener == "rank" else [first, listener_prompt]
 
 
 def reference_transition(message_words: int = 1) -> ExternalTransition:
@@ -135,13 +155,21 @@ class RankedPickReward:
     def __init__(self, score: Scorer | None = None, message_words: int = 1) -> None:
         self._score = score
         self.message_words = message_words
+        self._picks: dict[tuple[str, str], str] = {}
 
     def pick(self, example: Mapping[str, Any], message: str) -> str:
-        """The listener's label for ``example``'s episode after the speaker said ``message``."""
+        """The listener's label for ``example``'s episode after the speaker said ``message``
+        (kept per episode and heard words: the listener is frozen, and a group's samples
+        often say the same word)."""
         if self._score is None:
             self._score = embedded_scorer()
         heard = channel(message, self.message_words)
-        return rank_pick(episode_from_record(example), heard, self._score)[0]
+        key = (str(example["id"]), heard)
+        if key not in self._picks:
+            if len(self._picks) >= MAX_KEPT_PICKS:
+                self._picks.clear()
+            self._picks[key] = rank_pick(episode_from_record(example), heard, self._score)[0]
+        return self._picks[key]
 
     def __call__(self, samples: Sequence[JointSample]) -> list[float]:
         targets = [episode_from_record(s.example).target_label for s in samples]

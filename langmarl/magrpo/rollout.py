@@ -20,6 +20,7 @@ from langmarl.core.transitions import ExternalTransition as ExternalTransition
 from langmarl.core.transitions import transition_from as transition_from
 from langmarl.magrpo.config import TrainerConfig
 from langmarl.magrpo.generation import GenerationBatch, generate
+from langmarl.magrpo.menu import choose, menu_of
 from langmarl.magrpo.parallel import per_agent
 from langmarl.magrpo.policy import Agent
 from langmarl.magrpo.tree import TreeNode, joint_indices
@@ -162,12 +163,18 @@ def _generate_level(
 
     Each agent samples from its own generator, seeded in order from torch's global random
     state, so the texts do not depend on which agent's thread runs first, and from the model
-    its sampler gives (greedy decoding: the trained model).
+    its sampler gives (greedy decoding: the trained model). An agent whose formatter offers
+    a menu chooses among its options (:mod:`~langmarl.magrpo.menu`).
     """
     import torch
 
     seeds = torch.randint(0, 2**62, (len(agents),)).tolist()
     if all(agent.worker is not None for agent in agents):  # placement="ray": all at once
+        if any(menu_of(agent.formatter) for agent in agents):
+            raise ConfigError(
+                "an agent that chooses from a menu (the reference game's speaker='rank') "
+                "samples in this process: use placement 'process'"
+            )
         prompts = [[node.prompts[i] for node in nodes] for i in range(len(agents))]
         pending = [
             agent.worker.generate(prompts[i], num_generations, greedy, int(seeds[i]))
@@ -180,6 +187,11 @@ def _generate_level(
         model = agent.model if greedy else agent.sampler.model_for(agent.model)
         generator = torch.Generator(device=agent.device).manual_seed(int(seeds[i]))
         prompts = [node.prompts[i] for node in nodes]
+        options = menu_of(agent.formatter)
+        if options is not None:
+            menus = [list(options(node.example)) for node in nodes]
+            return choose(model, agent.tokenizer, prompts, menus, num_generations, config,
+                          greedy=greedy, generator=generator)  # fmt: skip
         return generate(model, agent.tokenizer, prompts, num_generations, config,
                         greedy=greedy, generator=generator)  # fmt: skip
 

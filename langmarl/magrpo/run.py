@@ -53,20 +53,32 @@ class TaskSpec(BaseModel):
     """The reference tasks only: ``rank`` (their default), a frozen listener ranks the items
     and only the speaker trains, in one turn; ``generate``, a trained listener answers with
     a label in a second turn (see ``langmarl.magrpo.reference``)."""
+    speaker: Literal["generate", "rank"] | None = None
+    """The reference tasks only: ``generate`` (their default), the speaker writes its word;
+    ``rank``, it chooses one of the target's words by their likelihood (a menu; with
+    ``listener: rank`` only)."""
 
     @model_validator(mode="after")
-    def _listener_is_for_reference(self) -> TaskSpec:
-        if self.listener is not None and not self.name.startswith("reference_"):
+    def _roles_are_for_reference(self) -> TaskSpec:
+        for name in ("listener", "speaker"):
+            if getattr(self, name) is not None and not self.name.startswith("reference_"):
+                raise ValueError(
+                    f"{name} is an option of the reference tasks, not of {self.name!r}: drop it"
+                )
+        if self.speaker == "rank" and self.listener == "generate":
             raise ValueError(
-                f"listener is an option of the reference tasks, not of {self.name!r}: drop it"
+                "speaker 'rank' chooses its word in the one turn of listener 'rank': set "
+                "listener to 'rank' or speaker to 'generate'"
             )
         return self
 
     def options(self) -> dict[str, Any]:
-        """The task builder's keyword arguments (``listener`` only where it is set)."""
+        """The task builder's keyword arguments (``listener`` and ``speaker`` only where
+        they are set)."""
         fields = {"dataset_path": self.dataset_path, "num_train": self.num_train,
                   "num_eval": self.num_eval}  # fmt: skip
-        return fields if self.listener is None else {**fields, "listener": self.listener}
+        roles = {"listener": self.listener, "speaker": self.speaker}
+        return {**fields, **{k: v for k, v in roles.items() if v is not None}}
 
 
 class ExternalSpec(BaseModel):

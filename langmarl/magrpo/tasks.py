@@ -27,7 +27,7 @@ from langmarl.envs.reference.episodes import Condition
 from langmarl.magrpo import prompts
 from langmarl.magrpo.codecheck import extract_code, humaneval_asserts, run_tests, static_check
 from langmarl.magrpo.policy import Formatter
-from langmarl.magrpo.reference import Listener
+from langmarl.magrpo.reference import Listener, Speaker
 from langmarl.magrpo.rollout import JointRewardFunction, JointSample
 
 # Tiny built-in problems (HumanEval-style) so the task runs without any data file.
@@ -211,9 +211,11 @@ def reference_task(
     *,
     condition: Condition = "close",
     listener: Listener = "rank",
+    speaker: Speaker = "generate",
 ) -> Task:
     """The referential game: one trained speaker and a frozen ranking listener in one turn
-    (``rank``), or a trained speaker and listener over two turns (``generate``); see
+    (``rank``), or a trained speaker and listener over two turns (``generate``); the
+    speaker writes its word or chooses one of the target's (``speaker``); see
     :mod:`langmarl.magrpo.reference`. Episodes are generated, so ``dataset_path`` must be
     ``None``."""
     from langmarl.magrpo import reference
@@ -224,7 +226,7 @@ def reference_task(
             "are generated; drop dataset_path"
         )
     train, evaluation = reference.reference_items(condition, num_train, num_eval)
-    formatters = reference.reference_formatters(listener)
+    formatters = reference.reference_formatters(listener, speaker)
     rank = listener == "rank"
     return Task(name=f"reference_{condition}", num_agents=len(formatters), train_dataset=train,
                 eval_dataset=evaluation, formatters=formatters,

@@ -120,6 +120,7 @@ def test_the_run_files_load_and_wrong_turn_settings_are_refused(monkeypatch):
     for condition in ("far", "close"):
         config = load_run_config(f"configs/magrpo/reference_{condition}.json")
         assert config.task.name == f"reference_{condition}" and config.task.listener == "rank"
+        assert config.task.speaker == "rank"
         assert config.trainer_config().num_turns == 1 and len(config.models) == 1
     data = json.loads(Path("configs/magrpo/reference_close.json").read_text(encoding="utf-8"))
     built: list[dict] = []
@@ -128,7 +129,7 @@ def test_the_run_files_load_and_wrong_turn_settings_are_refused(monkeypatch):
         build_magrpo_trainer(RunConfig(**{**data, "trainer": {**data["trainer"], "num_turns": 2}}))
     build_magrpo_trainer(RunConfig(**data))
     assert built and built[0]["external_transition"] is None
-    generating = {**data, "task": {**data["task"], "listener": "generate"},
+    generating = {**data, "task": {**data["task"], "listener": "generate", "speaker": "generate"},
                   "models": ["smollm2", "smollm2"],
                   "trainer": {**data["trainer"], "num_turns": 2, "discount": 1.0,
                               "joint_mode": "cross"}}  # fmt: skip
@@ -207,3 +208,39 @@ def test_a_training_step_of_the_speaker_scores_its_words_with_the_ranking_listen
     metrics = trainer.training_step(task.train_dataset)
     assert metrics["leaves"] == 3 and "agent-0/loss" in metrics
     assert all(option.startswith(" ") and " " not in option[1:] for option in heard)
+
+
+def test_a_rank_speaker_chooses_among_the_target_words():
+    from langmarl.magrpo.menu import menu_of
+
+    task = get_task("reference_close", num_eval=3, speaker="rank")
+    (speaker,) = task.formatters
+    options = menu_of(speaker)
+    writing = get_task("reference_close", num_eval=3).formatters[0]
+    assert options is not None and menu_of(writing) is None
+    for example in task.eval_dataset:
+        target = episode_from_record(example).target_item
+        assert options(example) == [f" {word}" for word in target]
+        assert speaker(example).endswith("Word:")
+
+
+def test_speaker_settings_that_cannot_run_are_refused():
+    with pytest.raises(ValueError, match="speaker is an option of the reference tasks"):
+        RunConfig(task={"name": "writing", "speaker": "rank"})
+    with pytest.raises(ValueError, match="set listener to 'rank'"):
+        RunConfig(task={"name": "reference_close", "listener": "generate", "speaker": "rank"})
+    with pytest.raises(ConfigError, match="needs listener 'rank'"):
+        get_task("reference_close", listener="generate", speaker="rank")
+
+
+def test_a_menu_speaker_is_refused_on_ray_before_anything_samples():
+    from types import SimpleNamespace
+
+    from langmarl.magrpo.rollout import _generate_level, roots_for
+
+    task = get_task("reference_close", num_eval=1, speaker="rank")
+    worker = SimpleNamespace(generate=lambda *a: pytest.fail("sampled on the actor"))
+    agent = SimpleNamespace(formatter=task.formatters[0], worker=worker)
+    nodes = roots_for(task.eval_dataset, [agent])
+    with pytest.raises(ConfigError, match="placement 'process'"):
+        _generate_level([agent], nodes, 2, MAGRPOConfig(output_dir="x"), greedy=False)

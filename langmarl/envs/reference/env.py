@@ -17,6 +17,11 @@ Decisions:
   where asking it for a label was at chance (DESIGN.md: ask a small model to score, not to
   answer). Language-space learning is then the speaker's; the listener's policy is not
   read. ``generate`` asks the listener's policy for a label instead (any endpoint).
+- The speaker (``config.speaker``). ``generate`` (the default) asks its policy for a
+  word; ``rank`` chooses one of the target's words by its likelihood after the policy and
+  observation as plain text (:meth:`_choose`): the text weight space's speaker reads, so
+  a speaker trained there carries over unchanged, and the pool's demonstrations decide
+  which attribute it names.
 - An empty message (nothing heard) leaves the listener guessing: ``rank`` picks ``A``,
   which is the target one time in ``num_items`` since the target's place is uniform.
 - Speaker and listener answer greedily unless a trainer explores (:meth:`exploring`); an
@@ -28,6 +33,7 @@ Decisions:
 from __future__ import annotations
 
 import asyncio
+import math
 import random
 from typing import Any
 
@@ -141,9 +147,15 @@ class ReferenceEnv(PerAgentModels, Exploring, BaseEnvironment):
         episode = episode_from_record(task)
         seed = task.get("sample_seed") if self.temperature else None
         seen = prompts.speaker_observation(episode)
-        message = await speaker.achat_policy(
-            policies["speaker"], seen, temperature=self.temperature, seed=seed
-        )
+        if self.config.speaker == "rank":
+            message, said = await self._choose(speaker, policies["speaker"], episode, seed)
+        else:
+            message, said = (
+                await speaker.achat_policy(
+                    policies["speaker"], seen, temperature=self.temperature, seed=seed
+                ),
+                {},
+            )
         heard = channel(message, self.config.message_words)
         view = prompts.listener_observation(episode, heard)
         if self.config.listener == "rank":
@@ -156,7 +168,7 @@ class ReferenceEnv(PerAgentModels, Exploring, BaseEnvironment):
         reward = reference_reward(episode, answer)
         steps = [
             Step(agent_id="speaker", observation=seen, action=message.strip(),
-                 info={"heard": heard}),
+                 info={"heard": heard, **said}),
             Step(agent_id="listener", observation=view, action=answer, reward=reward, info=info),
         ]  # fmt: skip
         details = {
@@ -180,17 +192,45 @@ class ReferenceEnv(PerAgentModels, Exploring, BaseEnvironment):
             },
         )
 
+    async def _choose(
+        self, actor: Any, policy: str, episode: Episode, seed: int | None
+    ) -> tuple[str, dict[str, Any]]:
+        """The ``rank`` speaker's word: one of the target's words (the menu,
+        :func:`~langmarl.envs.reference.prompts.speaker_menu`), the most likely after the
+        policy and observation as plain text (:func:`~langmarl.envs.reference.prompts.
+        policy_prompt`), or, exploring, drawn from ``softmax(score / temperature)`` with
+        the task's seed. A score is the option's mean token log-probability (each word is
+        one token of the embedded model's tokenizer, so it is the word's log-probability,
+        what weight space's menu trains)."""
+        _check_ranks(actor, "speaker")
+        menu = prompts.speaker_menu(episode)
+        prefix = prompts.policy_prompt(policy, prompts.speaker_observation(episode))
+        scores = await asyncio.to_thread(actor.option_logprobs, prefix, menu)
+        if self.temperature:
+            top = max(scores)
+            weights = [math.exp((x - top) / self.temperature) for x in scores]
+            pick = random.Random(seed).choices(range(len(menu)), weights)[0]
+        else:
+            pick = max(range(len(menu)), key=scores.__getitem__)
+        return menu[pick].strip(), {"menu": {o.strip(): round(x, 4) for o, x in zip(
+            menu, scores, strict=True)}}  # fmt: skip
+
     async def _rank(self, actor: Any, episode: Episode, heard: str) -> tuple[str, dict[str, Any]]:
         """The ranking listener's label (:func:`~langmarl.envs.reference.scoring.rank_pick`)
         and the items' scores."""
-        if not actor.ranks_options:
-            raise EnvError(
-                "listener='rank' scores options with a local model's log-probabilities, "
-                "which this actor endpoint does not give: use the embedded model "
-                "(actor_llm preset 'local') or set listener='generate'"
-            )
+        _check_ranks(actor, "listener")
         label, scores = await asyncio.to_thread(rank_pick, episode, heard, actor.option_logprobs)
         return label, {"scores": None if scores is None else [round(x, 4) for x in scores]}
+
+
+def _check_ranks(actor: Any, agent: str) -> None:
+    """Raises EnvError when ``agent``'s ``rank`` setting meets an endpoint that cannot score."""
+    if not actor.ranks_options:
+        raise EnvError(
+            f"{agent}='rank' scores options with a local model's log-probabilities, which "
+            "this actor endpoint does not give: use the embedded model (actor_llm preset "
+            f"'local') or set {agent}='generate'"
+        )
 
 
 def _task(episode: Episode) -> dict[str, Any]:

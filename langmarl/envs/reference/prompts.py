@@ -18,6 +18,7 @@ which is why language space's listener ranks the items instead
 
 from __future__ import annotations
 
+from langmarl.core.demos import DemoPolicy
 from langmarl.envs.reference.episodes import Episode, describe
 
 SPEAKER_INSTRUCTION = "Say one word that tells the target apart from the other objects."
@@ -65,6 +66,22 @@ def with_demonstrations(
     as chat turns)."""
     shown = "\n\n".join(f"{seen} {answer}" for seen, answer in demos)
     return f"{instruction}\n\n{shown}\n\n{observation}"
+
+
+def policy_prompt(policy: str, observation: str) -> str:
+    """A language-space policy (instruction and demonstrations, :mod:`langmarl.core.demos`)
+    and an observation as one plain-text prompt, laid out as :func:`with_demonstrations`:
+    the ``rank`` speaker scores its options after it, so both spaces' speakers read the
+    same text (a speaker trained in weight space carries over unchanged)."""
+    parsed = DemoPolicy.parse(policy)
+    demos = tuple((demo.input, demo.output) for demo in parsed.demos)
+    return with_demonstrations(parsed.instruction, demos, observation)
+
+
+def speaker_menu(episode: Episode) -> list[str]:
+    """The ``rank`` speaker's options: the target's words, each as it continues the
+    prompt's ``Word:`` (``" small"``, ``" red"``, ``" circle"``)."""
+    return [f" {word}" for word in episode.target_item]
 
 
 def speaker_observation(episode: Episode) -> str:

@@ -277,3 +277,72 @@ async def test_an_agent_with_its_own_model_speaks_through_it(monkeypatch) -> Non
     assert episode.reward == 1.0 and len(own.backend.requests) == 1
     with pytest.raises(ValueError, match="Did you mean 'listener'"):
         ReferenceConfig(agent_models={"listner": "x"})
+
+
+def _menu_llm(prefers):
+    """A scorer for both ranking agents: the listener's items as :func:`_ranking_llm`; the
+    speaker's menu (a prompt ending in ``Word:``) gets 0 for ``prefers(observation)``'s
+    word and -1, -2 … for the others in their order."""
+    llm = _ranking_llm(lambda seen: "unused")
+    listener = llm.backend.option_logprobs
+    speaker_prefixes: list[str] = []
+
+    def option_logprobs(prefix, options):
+        if not prefix.endswith("Word:"):
+            return listener(prefix, options)
+        speaker_prefixes.append(prefix)
+        observation = prefix.rsplit("\n\n", 1)[1]
+        best = prefers(observation)
+        others = iter(range(-1, -len(options) - 1, -1))
+        return [0.0 if o.strip() == best else float(next(others)) for o in options]
+
+    llm.backend.option_logprobs = option_logprobs
+    llm.speaker_prefixes = speaker_prefixes
+    return llm
+
+
+async def test_the_rank_speaker_says_the_target_word_its_policy_ranks_first():
+    """It chooses among the target's words only (a word it prefers but the target lacks is
+    not on the menu), greedily the best, and its prompt is weight space's speaker prompt."""
+    from langmarl.magrpo.reference import speaker_prompt
+
+    env = ReferenceEnv(ReferenceConfig(condition="close", speaker="rank", num_eval=12))
+    env.set_llm(_menu_llm(_name_the_varying_value))
+    policies = env.default_policies()
+    tasks = env.splits["test"]
+    episodes = [await env.acollect_trajectory(policies, t) for t in tasks]
+    assert [t.reward for t in episodes] == [1.0] * 12
+    for task, episode in zip(tasks, episodes, strict=True):
+        menu = episode.steps[0].info["menu"]
+        assert list(menu) == list(episode_from_record(task).target_item)
+        assert episode.steps[0].action == max(menu, key=menu.get)
+    assert env.llm.speaker_prefixes[0] == speaker_prompt({**tasks[0], "prompt": tasks[0]["id"]})
+    assert len(env.llm.backend.requests) == 0  # nothing generated
+
+    env.set_llm(_menu_llm(lambda seen: "heart"))  # not a target word: the menu's first
+    first = await env.acollect_trajectory(policies, tasks[0])
+    assert first.steps[0].action == episode_from_record(tasks[0]).target_item[0]
+
+
+async def test_an_exploring_rank_speaker_draws_by_its_scores_with_the_task_seed():
+    env = ReferenceEnv(ReferenceConfig(condition="close", speaker="rank", num_eval=1))
+    env.set_llm(_menu_llm(_name_the_varying_value))
+    task = env.splits["test"][0]
+    best = _name_the_varying_value(env.reset(task)["speaker"])
+    words = []
+    with env.exploring(1.0):
+        for seed in range(200):
+            episode = await env.acollect_trajectory(env.default_policies(),
+                                                    {**task, "sample_seed": seed})  # fmt: skip
+            words.append(episode.steps[0].action)
+        again = await env.acollect_trajectory(env.default_policies(), {**task, "sample_seed": 7})
+    assert again.steps[0].action == words[7]
+    # scores 0, -1, -2 at temperature 1: the best word has probability 1 / (1 + e^-1 + e^-2)
+    assert abs(words.count(best) / 200 - 0.665) < 0.12 and len(set(words)) == 3
+
+
+async def test_the_rank_speaker_needs_a_model_that_scores():
+    env = ReferenceEnv(ReferenceConfig(num_eval=2, speaker="rank"))
+    env.set_llm(_scripted_team(_name_the_varying_value, _listen_literally))
+    with pytest.raises(EnvError, match="speaker='generate'"):
+        await env.acollect_trajectory(env.default_policies(), env.splits["test"][0])

@@ -28,3 +28,24 @@ async def test_one_held_out_episode_on_the_embedded_model(monkeypatch) -> None:
     best = max(range(3), key=scores.__getitem__)
     assert listener.action == details["pick"] == "ABC"[best]
     assert episode.reward == float(details["pick"] == details["target"])
+
+
+async def test_the_rank_speaker_on_the_embedded_model_says_its_likeliest_target_word(
+    monkeypatch,
+) -> None:
+    from langmarl.envs.reference.episodes import episode_from_record
+    from langmarl.llm.client import LLMClient
+    from langmarl.llm.config import LLMConfig
+
+    monkeypatch.setenv("LANGMARL_TORCH_THREADS", "1")
+    actor = LLMClient(LLMConfig.from_preset("local"), role="actor")
+    config = ReferenceConfig(condition="close", speaker="rank", num_eval=2)
+    env = ReferenceEnv(config, llm=actor)
+    for task in env.splits["test"]:
+        episode = await env.acollect_trajectory(env.default_policies(), task)
+        speaker = episode.steps[0]
+        menu = speaker.info["menu"]
+        assert list(menu) == list(episode_from_record(task).target_item)
+        assert all(math.isfinite(s) and s < 0 for s in menu.values())
+        assert speaker.action == max(menu, key=menu.get)
+        assert episode.metadata["reward_details"]["heard"] == speaker.action
