@@ -7,10 +7,11 @@ commands, on the same held-out episodes (greedy):
 - ``untrained``: the untrained team (the speaker's starting prompt, the ranking listener):
   the ``before`` of the seed's ``weights`` run, which costs no training time;
 - ``language``: ``langmarl train configs/reference_<condition>.json`` (the pool search over
-  the speaker's demonstrations) for ``budget / round_seconds`` iterations, then
-  ``langmarl eval``;
+  the demonstrations of a speaker that chooses one of the target's words) for
+  ``budget / round_seconds`` iterations, then ``langmarl eval``;
 - ``weights``: ``langmarl magrpo train configs/magrpo/reference_<condition>.json`` (MAGRPO,
-  LoRA, the speaker trained against the frozen ranking listener) for
+  LoRA, the speaker choosing one of the target's words, trained against the frozen ranking
+  listener) for
   ``budget / step_seconds`` steps; its held-out report gives before and after;
 - ``combined``: half the budget of MAGRPO steps, then half the pool iterations on that
   run's trained speaker (``agent_models.speaker``: its last checkpoint).
@@ -25,6 +26,9 @@ arm at its smallest (one seed, ``close``, one step, one iteration, two held-out 
     .venv/bin/python benchmarks/reference_game.py                   # 3 seeds, 15 min each
     .venv/bin/python benchmarks/reference_game.py --seeds 0 --conditions close --budget-min 5
     .venv/bin/python benchmarks/reference_game.py --tiny
+
+``--jobs N`` runs N arms at once; run it with ``LANGMARL_TORCH_THREADS=1`` so each arm
+keeps to one core, and at most as many jobs as cores, or the arms no longer get equal time.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -261,11 +266,16 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         help="seconds per pool iteration (sets the iterations)")  # fmt: skip
     parser.add_argument("--num-eval", type=int, default=30, help="held-out episodes")
     parser.add_argument("--out", type=Path, default=ROOT / "runs" / "reference_game")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="arms run at once (each on one torch thread: at most the "
+                        "cores; the printed load shows whether they had them)")  # fmt: skip
     parser.add_argument("--tiny", action="store_true",
                         help="one seed, close, a step, a round, 2 held-out episodes")  # fmt: skip
     parser.add_argument("--plan", action="store_true",
                         help="print and check the commands; run nothing")  # fmt: skip
     args = parser.parse_args(argv)
+    if args.jobs < 1:
+        parser.error(f"--jobs must be at least 1, not {args.jobs}")
     if args.tiny:
         args.seeds, args.conditions = args.seeds[:1], ["close"]
     return args
@@ -281,16 +291,20 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
                 print(f"{arm.condition} seed {arm.seed} {arm.name}: {' '.join(command[1:])}")
         return []
     (args.out / "logs").mkdir(parents=True, exist_ok=True)
-    print(f"started {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}", flush=True)
-    rows: list[dict[str, Any]] = []
-    for arm in arms:
+    print(f"started {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {args.jobs} arm(s) "
+          "at a time", flush=True)  # fmt: skip
+
+    def run(arm: Arm) -> list[dict[str, Any]]:
         timing = run_arm(arm, args.out / "logs")
         before, after = results(arm)
         new = [row("untrained", arm, (0.0, *timing[1:]), (before, before))] if (
             arm.name == "weights" and "untrained" in args.arms) else []  # fmt: skip
         new += [row(arm.name, arm, timing, (before, after))] if arm.name in args.arms else []
         print("\n".join(table(new).splitlines()[1:]), flush=True)
-        rows += new
+        return new
+
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        rows = [r for done in pool.map(run, arms) for r in done]
     print(table(rows))
     (args.out / "reference_game.json").write_text(json.dumps(rows, indent=1) + "\n")
     plot(rows, args.out / "reference_game.png")

@@ -25,6 +25,15 @@ The task's ``listener`` option says who picks:
   answers get exactly their siblings' credit, a zero advantage). For a model that can
   answer with a label; not the embedded one.
 
+The task's ``speaker`` option says how the speaker answers: ``generate`` (the default), it
+writes its word; ``rank`` (the run files' setting, with the ``rank`` listener only), it
+chooses one of the target's words (:func:`speaker_options`) by their likelihood, through
+:mod:`langmarl.magrpo.menu`. Why: writing, the embedded model gives a size word 0.04 of
+its probability where the size varies, so MAGRPO rarely samples one and the trained
+speaker never named a size (held-out ``close`` 0.433 → 0.667); choosing among the target's
+words it samples a size in most groups, and the word that makes the listener right is
+credited.
+
 The dataset items carry the episode (:func:`~langmarl.envs.reference.episodes.episode_record`)
 with ``prompt`` set to its id; the formatters tell the turns apart by ``prompt``: the id at
 turn 1, the transition's text at turn 2 (the trainer re-runs the formatter on

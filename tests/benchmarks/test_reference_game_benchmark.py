@@ -67,3 +67,31 @@ def test_table_and_plot_from_rows(bench, tmp_path):
     assert "close     combined     0  0.500 [0.400, 0.600]  0.800 [0.700, 0.900]   30" in text
     bench.plot(rows, tmp_path / "plot.png")
     assert (tmp_path / "plot.png").stat().st_size > 1000
+
+
+def test_arms_run_at_once_keep_their_order_and_bad_jobs_are_refused(bench, tmp_path, monkeypatch):
+    import threading
+    import time
+
+    running, most = [0], [0]
+    lock = threading.Lock()
+
+    def run_arm(arm, logs):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.2)
+        with lock:
+            running[0] -= 1
+        return 0.2, 1.0, 1.0
+
+    monkeypatch.setattr(bench, "run_arm", run_arm)
+    monkeypatch.setattr(bench, "results", lambda arm: ([0.0, 1.0], [1.0, 1.0]))
+    rows = bench.main(["--jobs", "2", "--seeds", "0", "1", "--conditions", "close",
+                       "--out", str(tmp_path)])  # fmt: skip
+    assert most[0] == 2
+    assert [(r["seed"], r["arm"]) for r in rows] == [
+        (seed, arm) for seed in (0, 1) for arm in ("untrained", "weights", "language", "combined")
+    ]
+    with pytest.raises(SystemExit):
+        bench.parse_args(["--jobs", "0"])

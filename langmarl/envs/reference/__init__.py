@@ -22,6 +22,11 @@ How the message travels, per space, and why:
   a sequence of steps an environment runs itself, so the speaker's step comes first and its
   answer is in the listener's observation of the next step; no extra turn is needed.
 
+The speaker either writes its word (``speaker: generate``) or chooses one of the target's
+words by its likelihood (``speaker: rank``, the run files' setting): the embedded model
+rarely writes a size word where the size varies, so a trained writer never learned to name
+one, while choosing among the target's words it samples one often enough to be credited.
+
 Modules: ``episodes`` (items, conditions, seeded splits), ``scoring`` (channel, pick,
 reward), ``prompts`` (observations and demonstrations, shared by both spaces), ``env``.
 """
