@@ -95,17 +95,7 @@ def generate(
     import torch
 
     device = next(model.parameters()).device
-    rendered = [render_prompt(tokenizer, p, config.use_chat_template) for p in prompts]
-    with TOKENIZER_LOCK:
-        tokenizer.padding_side, tokenizer.truncation_side = "left", "left"
-        encoded = tokenizer(
-            rendered,
-            return_tensors="pt",
-            padding=True,
-            truncation=True,
-            max_length=config.max_prompt_tokens,
-            add_special_tokens=False,
-        )
+    encoded = encode_prompts(tokenizer, prompts, config)
     input_ids = encoded["input_ids"].repeat_interleave(num_generations, dim=0).to(device)
     prompt_mask = encoded["attention_mask"].repeat_interleave(num_generations, dim=0).to(device)
     stops = stop_token_ids(tokenizer, model)
@@ -127,6 +117,22 @@ def generate(
         texts = _decode(tokenizer, sequences[:, prompt_length:], mask)
     full_mask = torch.cat([prompt_mask, mask.long()], dim=1)
     return GenerationBatch(sequences, full_mask, prompt_length, mask, texts)
+
+
+def encode_prompts(tokenizer: Any, prompts: Sequence[str], config: TrainerConfig) -> Any:
+    """The rendered prompts' ids and attention mask, left-padded and left-truncated to
+    ``max_prompt_tokens`` (a tokenizer's ``BatchEncoding`` of tensors)."""
+    rendered = [render_prompt(tokenizer, p, config.use_chat_template) for p in prompts]
+    with TOKENIZER_LOCK:
+        tokenizer.padding_side, tokenizer.truncation_side = "left", "left"
+        return tokenizer(
+            rendered,
+            return_tensors="pt",
+            padding=True,
+            truncation=True,
+            max_length=config.max_prompt_tokens,
+            add_special_tokens=False,
+        )
 
 
 def sampling_from(config: TrainerConfig, greedy: bool = False) -> Sampling:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from langmarl.core.errors import ConfigError
-from langmarl.magrpo.generation import GenerationBatch, completion_logprobs, render_prompt
+from langmarl.magrpo.generation import GenerationBatch, completion_logprobs, encode_prompts
 from langmarl.magrpo.parallel import TOKENIZER_LOCK
 
 if TYPE_CHECKING:
@@ -134,17 +134,8 @@ def _sequences(
     """Left-padded prompts followed by right-padded options, as a generation batch."""
     import torch
 
-    rendered = [render_prompt(tokenizer, p, config.use_chat_template) for p in prompts]
+    encoded = encode_prompts(tokenizer, prompts, config)
     with TOKENIZER_LOCK:
-        tokenizer.padding_side, tokenizer.truncation_side = "left", "left"
-        encoded = tokenizer(
-            rendered,
-            return_tensors="pt",
-            padding=True,
-            truncation=True,
-            max_length=config.max_prompt_tokens,
-            add_special_tokens=False,
-        )
         option_ids = [tokenizer.encode(o, add_special_tokens=False) for o in options]
     width = max(len(ids) for ids in option_ids)
     pad = int(tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0)
