@@ -219,7 +219,8 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
         for x, arm in enumerate(ARMS):
             for offset, r in enumerate(r for r in mine if r["arm"] == arm):
                 value = r["after"]
-                spread = [[value["mean"] - value["low"]], [value["high"] - value["mean"]]]
+                spread = [[max(0.0, value["mean"] - value["low"])],
+                          [max(0.0, value["high"] - value["mean"])]]  # fmt: skip
                 axis.errorbar([x + 0.12 * offset], [value["mean"]], yerr=spread, fmt="o",
                               color="#2a7ab0", capsize=3)  # fmt: skip
         axis.axhline(1 / 3, color="#bbbbbb", linestyle=":", linewidth=1)

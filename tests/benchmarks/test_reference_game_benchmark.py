@@ -63,6 +63,7 @@ def test_table_and_plot_from_rows(bench, tmp_path):
         for condition in ("far", "close")
         for arm, after in zip(bench.ARMS, (0.5, 0.6, 0.7, 0.8), strict=True)
     ]  # fmt: skip
+    rows[0]["after"] = {"mean": 1.0, "low": 0.886, "high": 1.0 - 1e-12, "n": 30}  # Wilson at 30/30
     text = bench.table(rows)
     assert "close     combined     0  0.500 [0.400, 0.600]  0.800 [0.700, 0.900]   30" in text
     bench.plot(rows, tmp_path / "plot.png")
