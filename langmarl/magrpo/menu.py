@@ -24,7 +24,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from langmarl.core.errors import ConfigError
-from langmarl.magrpo.generation import GenerationBatch, completion_logprobs, encode_prompts
+from langmarl.magrpo.generation import (
+    GenerationBatch,
+    completion_logprobs,
+    encode_prompts,
+    shared_prompt_logprobs,
+)
 from langmarl.magrpo.parallel import TOKENIZER_LOCK
 
 if TYPE_CHECKING:
@@ -71,10 +76,15 @@ def option_scores(
     pairs = [(p, o) for p, menu in zip(prompts, menus, strict=True) for o in menu]
     device = next(model.parameters()).device
     batch = _sequences(tokenizer, [p for p, _ in pairs], [o for _, o in pairs], config, device)
+    sizes = {len(menu) for menu in menus}
     with torch.inference_mode():
-        logprobs = completion_logprobs(
-            model, batch.sequences, batch.attention_mask, batch.prompt_length
-        )
+        if len(sizes) == 1:  # each prompt runs once, its cache shared by its options
+            logprobs = shared_prompt_logprobs(model, batch.sequences, batch.attention_mask,
+                                              batch.prompt_length, sizes.pop())  # fmt: skip
+        else:
+            logprobs = completion_logprobs(
+                model, batch.sequences, batch.attention_mask, batch.prompt_length
+            )
     totals = (logprobs * batch.completion_mask).sum(dim=1)
     return list(totals.split([len(menu) for menu in menus]))
 
@@ -106,25 +116,13 @@ def choose(
         if greedy:
             picks = [int(score.argmax())] * num_generations
         else:
-            weights = torch.softmax(score.float() / config.temperature, dim=0).cpu()
+            weights = torch.softmax(score.float() / config.temperature, dim=0)
             picks = torch.multinomial(
-                weights, num_generations, replacement=True,
-                generator=_cpu(generator),
-            ).tolist()  # fmt: skip
+                weights, num_generations, replacement=True, generator=generator
+            ).tolist()
         chosen += [menu[k] for k in picks]
     repeated = [p for p in prompts for _ in range(num_generations)]
     return _sequences(tokenizer, repeated, chosen, config, next(model.parameters()).device)
-
-
-def _cpu(generator: torch.Generator | None) -> torch.Generator | None:
-    """``generator`` when it draws on the CPU (``multinomial`` of CPU weights needs one),
-    else a CPU generator seeded from it."""
-    import torch
-
-    if generator is None or generator.device.type == "cpu":
-        return generator
-    seed = int(torch.randint(0, 2**62, (1,), generator=generator, device=generator.device))
-    return torch.Generator().manual_seed(seed)
 
 
 def _sequences(

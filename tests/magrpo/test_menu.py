@@ -26,6 +26,8 @@ def test_scores_are_each_options_summed_token_logprobs(tiny_models):
     (model, _), (tokenizer, _) = tiny_models
     scores = option_scores(model, tokenizer, PROMPTS, MENUS, _config())
     assert [len(s) for s in scores] == [3, 2]
+    shared = option_scores(model, tokenizer, PROMPTS[:1], MENUS[:1], _config())[0]  # equal menus
+    assert shared.tolist() == pytest.approx(scores[0].tolist(), abs=1e-4)
     for prompt, menu, score in zip(PROMPTS, MENUS, scores, strict=True):
         for option, value in zip(menu, score.tolist(), strict=True):
             ids = tokenizer.encode(prompt + option, return_tensors="pt")

@@ -147,14 +147,12 @@ class ReferenceEnv(PerAgentModels, Exploring, BaseEnvironment):
         episode = episode_from_record(task)
         seed = task.get("sample_seed") if self.temperature else None
         seen = prompts.speaker_observation(episode)
+        said: dict[str, Any] = {}
         if self.config.speaker == "rank":
             message, said = await self._choose(speaker, policies["speaker"], episode, seed)
         else:
-            message, said = (
-                await speaker.achat_policy(
-                    policies["speaker"], seen, temperature=self.temperature, seed=seed
-                ),
-                {},
+            message = await speaker.achat_policy(
+                policies["speaker"], seen, temperature=self.temperature, seed=seed
             )
         heard = channel(message, self.config.message_words)
         view = prompts.listener_observation(episode, heard)
