@@ -55,6 +55,8 @@ from langmarl.store.run import METRICS_FILE, RunDir
 log = logging.getLogger(__name__)
 
 Example = Mapping[str, Any]
+GreedyRollouts = tuple[list[TreeNode], list[TurnLevel], list[float]]
+"""Greedy trees of held-out examples, their levels, and each example's return."""
 EVAL_FILE = "eval.jsonl"
 RESUME_HINT = kinds.get("magrpo").resume_hint
 
@@ -151,6 +153,7 @@ class WeightSpaceTrainer:
         self.run = RunDir(self.run_dir, Redactor(environment_secrets()), self.resume_hint)
         self.step = 0
         self.skipped_nonfinite = 0
+        self._greedy: tuple[tuple[int, list[Example]], GreedyRollouts] | None = None
         self.restore_optimizers = True  # off while load_checkpoint loads agents to score them
 
     def close(self) -> None:
@@ -313,17 +316,7 @@ class WeightSpaceTrainer:
         if not self.held_out_evaluation:
             return None
         data = self.eval_dataset or self.train_dataset
-        data = data[: num_samples or self.args.eval_num_samples]
-        roots, levels = grow_trees(
-            self.agents,
-            data,
-            self.eval_reward_func,
-            self.args,
-            num_generations=1,
-            transition=self.transition,
-            greedy=True,
-        )
-        returns = [propagate_returns(root, self.args.discount) for root in roots]
+        _, levels, returns = self.greedy_rollouts(data[: num_samples or self.args.eval_num_samples])
         result: dict[str, float] = {"step": self.step, "eval_return": sum(returns) / len(returns)}
         for level in levels:
             rewards = [r for node in level.nodes for r in node.rewards]
@@ -331,6 +324,28 @@ class WeightSpaceTrainer:
         self.run.rewind(self.step - 1, EVAL_FILE)  # rows after this step were dropped on start
         self.run.append(EVAL_FILE, result)
         return result
+
+    def greedy_rollouts(self, data: Sequence[Example]) -> GreedyRollouts:
+        """Greedy rollouts (one completion per agent per turn) of ``data`` with the eval
+        reward: the trees, their levels and each example's return. The last call's result is
+        reused while the step and the examples are the same (the weights have not moved), so
+        an evaluation at ``eval_interval`` on the last step and the held-out report after
+        training decode once."""
+        key = (self.step, list(data))
+        if self._greedy is not None and self._greedy[0] == key:
+            return self._greedy[1]
+        roots, levels = grow_trees(
+            self.agents,
+            list(data),
+            self.eval_reward_func,
+            self.args,
+            num_generations=1,
+            transition=self.transition,
+            greedy=True,
+        )
+        returns = [propagate_returns(root, self.args.discount) for root in roots]
+        self._greedy = (key, (roots, levels, returns))
+        return roots, levels, returns
 
     # -- checkpoints -------------------------------------------------------------------------
     def save_checkpoint(self, path: str | Path | None = None) -> Path:
@@ -365,6 +380,7 @@ class WeightSpaceTrainer:
                 as no training resumes.
         """
         path = ckpt.resolve_checkpoint(self.run_dir, resume_from)
+        self._greedy = None  # other weights, whatever their step
         self.restore_optimizers = not for_evaluation
         state, extra = self.restore_checkpoint(path)
         if state.get("algorithm") != self.algorithm:

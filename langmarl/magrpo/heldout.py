@@ -21,8 +21,6 @@ from pydantic import BaseModel, ConfigDict
 
 from langmarl.core.errors import ConfigError
 from langmarl.core.intervals import ScoreInterval, heldout_line, score_interval
-from langmarl.magrpo.returns import propagate_returns
-from langmarl.magrpo.rollout import grow_trees
 from langmarl.store.kinds import EvalRequest
 from langmarl.store.run import RunDir
 
@@ -105,17 +103,7 @@ def heldout_scores(
         raise ConfigError(
             "the held-out set is empty: give the task held-out examples (task.num_eval >= 1)"
         )
-    args = trainer.args
-    roots, _ = grow_trees(
-        trainer.agents,
-        list(data),
-        trainer.eval_reward_func,
-        args,
-        num_generations=1,
-        transition=trainer.transition,
-        greedy=True,
-    )
-    returns = [propagate_returns(root, args.discount) for root in roots]
+    roots, _, returns = trainer.greedy_rollouts(data)
     samples = [
         {
             "prompt": str(root.example.get("prompt", "")),
