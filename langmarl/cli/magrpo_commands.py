@@ -66,13 +66,16 @@ def train(
 
 
 def _train_locked(run: RunConfig, resume: str | None, plot: bool) -> None:
+    from langmarl.magrpo.checkpoint import resolve_checkpoint
     from langmarl.magrpo.heldout import HeldoutReport, heldout_examples, heldout_scores, read_report
     from langmarl.magrpo.run import build_magrpo_trainer, check_new_run, save_run_config
 
     args = run.trainer_config()
     if _finished(run, resume):
         return
-    if not resume:
+    if resume:
+        resolve_checkpoint(Path(args.output_dir), resume)  # refused before the models load
+    else:
         check_new_run(run)
     trainer = build_magrpo_trainer(run)
     save_run_config(run)
