@@ -40,7 +40,12 @@ CT2_KEEPS = 0.75
 """The share of the check-set questions fp32 answers right here that ct2 must answer right too
 (it kept 21 of 25 where it was measured: 0.84; its misses — "3 times 3" → modular arithmetic,
 "4 + 4 = 16", a triangle's sides, Mars — are one reason it is not the default)."""
-CHECK_QUESTIONS = [(question, 32) for question, _ in CHECK_SET] + [
+CHECK_TOKENS = 16
+"""The check set's token budget here (the benchmark's is 32): fp32's right answers come in the
+first dozen tokens, and the rows that run to the budget are most of a batch's cost. Measured
+here with 16: fp32 answered 24 of 25 right (25 with 32), ct2 kept 22 of those 24 (0.92; 24 of
+25 with 32), w16 every token (a prefix of its 32 tokens)."""
+CHECK_QUESTIONS = [(question, CHECK_TOKENS) for question, _ in CHECK_SET] + [
     ("What is 2+3? Answer with a number.", 24)  # tests/llm/test_local_model.py's prompt
 ]
 """Every prompt an engine is compared on, with its token budget; all asked as one batch."""

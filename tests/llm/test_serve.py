@@ -299,6 +299,9 @@ def test_non_loopback_bind_needs_a_key() -> None:
     check_bind("::1", None)
 
 
+# slow, as every test of the module's server is: tests/conftest.py runs slow tests first, and an
+# unmarked one ran after the others had stopped the server, which then started a second time
+@pytest.mark.slow
 def test_another_hosts_name_and_a_cross_site_request_are_refused(served: Served) -> None:
     """DNS rebinding and cross-site pages: refused before the key is even looked at."""
     port = served.base.split(":")[2].split("/")[0]
