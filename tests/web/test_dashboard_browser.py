@@ -20,7 +20,11 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+from web_fixtures import REPLIES
+
+from langmarl.testing.openai_stub import OpenAIStub
+from langmarl.testing.roles import role_responder
 
 pytestmark = pytest.mark.slow
 
@@ -39,7 +43,7 @@ def tiny_language_config(**changes: object) -> dict[str, object]:
     kept (no validation), so the policies change and there is a diff to see."""
     config = json.loads((ROOT / "configs" / "quickstart.json").read_text())
     config.update(num_iterations=2, trajectories_per_iteration=1, validate_updates=False)
-    config["llm"] = {"preset": "local", "max_tokens": 24}
+    config["llm"] = {"preset": "local", "max_tokens": 16}
     config["actor_llm"] = {"preset": "local", "max_tokens": 16}
     config.update(changes)
     return config
@@ -76,21 +80,30 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
         server.wait(timeout=30)
 
 
-@pytest.fixture
-def browser_page() -> Iterator[tuple[Page, list[str]]]:
-    """A fresh page in headless Chromium, and the script errors it raises."""
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Headless Chromium, started once for the module's tests."""
     assert Path(CHROMIUM).is_file(), (
         f"no Chromium at {CHROMIUM}: install Debian's chromium package (python3 dev.py setup "
         "does, as root) or point LANGMARL_CHROMIUM at one"
     )
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.set_default_timeout(TIMEOUT_MS)
-        errors: list[str] = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        yield page, errors
+        yield browser
         browser.close()
+
+
+@pytest.fixture
+def browser_page(browser: Browser) -> Iterator[tuple[Page, list[str]]]:
+    """A fresh page in a fresh context (no cookies, storage or routes of another test's),
+    and the script errors it raises."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page, errors
+    context.close()
 
 
 def screenshot(page: Page, name: str, folder: Path) -> None:
@@ -137,19 +150,25 @@ def test_the_dashboard_in_a_real_browser(
     expect(page.locator("#trajectories .episode").first).to_be_visible()
     screenshot(page, "run.png", tmp_path)
 
-    # start a tiny job from the jobs page, see it run, stop it: its run ends cancelled
+    # start a tiny job from the jobs page, see it run, stop it: its run ends cancelled. Its LLM
+    # is a stub server (the run above is the embedded model's): the job's process does not
+    # load the model for one iteration (9 CPU-s), and its latency keeps the job running.
     page.goto(f"{url}/#/jobs")
     expect(page.locator("#resources")).to_contain_text(re.compile(r"load [\d.]+ / .* cores"))
-    job_config = tiny_language_config(exp_name="job", num_iterations=40)
-    page.fill("textarea[name=config]", json.dumps(job_config, indent=1))
-    page.fill("textarea[name=overrides]", "trajectories_per_iteration=1")
-    page.click("form.job-form button[type=submit]")
-    job_row = page.locator("tr[data-job]").first
-    expect(job_row).to_have_attribute("data-state", "running")
-    job_id = job_row.get_attribute("data-job") or ""
-    wait_for_run(url, job_id)
-    job_row.locator("button", has_text="cancel").click()
-    expect(page.locator(f"tr[data-job='{job_id}']")).to_have_attribute("data-state", "cancelled")
+    with OpenAIStub(latency=0.2, responder=role_responder(REPLIES)) as stub:
+        job_config = tiny_language_config(exp_name="job", num_iterations=40)
+        job_config["llm"] = job_config["actor_llm"] = stub.llm_config()
+        page.fill("textarea[name=config]", json.dumps(job_config, indent=1))
+        page.fill("textarea[name=overrides]", "trajectories_per_iteration=1")
+        page.click("form.job-form button[type=submit]")
+        job_row = page.locator("tr[data-job]").first
+        expect(job_row).to_have_attribute("data-state", "running")
+        job_id = job_row.get_attribute("data-job") or ""
+        wait_for_run(url, job_id)
+        job_row.locator("button", has_text="cancel").click()
+        cancelled = page.locator(f"tr[data-job='{job_id}']")
+        expect(cancelled).to_have_attribute("data-state", "cancelled")
+        assert stub.hits, "the job never asked its LLM"
     screenshot(page, "jobs.png", tmp_path)
     record = json.loads((runs / job_id / "run.json").read_text())
     assert record["status"] == "cancelled", record
