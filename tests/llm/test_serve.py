@@ -1,4 +1,8 @@
-"""`langmarl serve`: a real server process answering the real `openai` client and attackers."""
+"""`langmarl serve`: a real server process answering the real `openai` client and attackers,
+and letting go of what nobody waits for (issue 26, finding 8): a client that leaves stops its
+generation, a request that runs past ``--request-timeout`` gets a 504, and beyond
+``--max-queued`` waiting generations a new request gets a 503. One server, with the embedded
+model, for the whole module."""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -19,13 +24,20 @@ import pytest
 
 from langmarl.core.errors import ConfigError
 from langmarl.llm.server import check_bind
-from langmarl.testing.processes import rss_mb
+from langmarl.testing.processes import cpu_seconds, rss_mb
 from langmarl.testing.reference import greedy_reply
 
 KEY = "serve-test-key"
 AUTH = {"Authorization": f"Bearer {KEY}"}
 HI = {"role": "user", "content": "hi"}
 MB = 1024 * 1024
+TIMEOUT_S = 4
+"""The server's ``--request-timeout``: past the 503 test's queueing (about 1.3 s from its long
+request's start), with room to spare on a machine twice as slow; every second of it is a
+second of generation in the 504 test."""
+MAX_QUEUED = 2
+"""The server's ``--max-queued``: 2, not 1, so that two requests sent together (a test below)
+are never refused while the first waits to be taken into a batch."""
 
 
 def free_port() -> int:
@@ -51,8 +63,11 @@ class Served:
 @pytest.fixture(scope="module")
 def served() -> Iterator[Served]:
     port = free_port()
+    command = [sys.executable, "-m", "langmarl.cli", "serve", "--port", str(port),
+               "--api-key", KEY, "--request-timeout", str(TIMEOUT_S),
+               "--max-queued", str(MAX_QUEUED)]  # fmt: skip
     process = subprocess.Popen(
-        [sys.executable, "-m", "langmarl.cli", "serve", "--port", str(port), "--api-key", KEY],
+        command,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         env={**os.environ, "LANGMARL_TORCH_THREADS": "1"},
@@ -312,3 +327,75 @@ def test_another_hosts_name_and_a_cross_site_request_are_refused(served: Served)
     assert cross.status_code == 403 and "origin" in cross.json()["error"]["message"]
     own = httpx.get(f"{served.base}/models", headers={**AUTH, "Host": f"localhost:{port}"})
     assert own.status_code == 200
+
+
+# -- letting go of what nobody waits for --------------------------------------------------------
+
+LONG = {"messages": [{"role": "user", "content": "Write a very long story about a dragon."}],
+        "max_tokens": 2000, "temperature": 0.0}  # fmt: skip
+"""Greedy: the story runs past 300 tokens (13 s alone on one core). Sampled at temperature
+1.0 it once ended after 34 tokens, inside a 5 s timeout, and the 504 test failed."""
+SHORT = {"messages": [{"role": "user", "content": "Say hi."}], "max_tokens": 8}
+
+
+def _idle_cpu(process: subprocess.Popen[bytes], seconds: float = 3.0) -> float:
+    before = cpu_seconds(process.pid)
+    time.sleep(seconds)
+    return cpu_seconds(process.pid) - before
+
+
+@pytest.mark.slow
+def test_an_abandoned_request_stops_generating(served: Served) -> None:
+    for _ in range(2):
+        with pytest.raises(httpx.ReadTimeout):  # the client gives up and closes
+            httpx.post(served.chat_url, json=LONG, headers=AUTH,
+                       timeout=httpx.Timeout(10, read=1.0))  # fmt: skip
+    time.sleep(1.0)  # a watch interval and the token in flight
+    # generating would burn a core; an idle server spends next to nothing
+    assert _idle_cpu(served.process) < 0.5
+    reply = httpx.post(served.chat_url, json=SHORT, headers=AUTH, timeout=120)
+    assert reply.status_code == 200 and reply.json()["choices"][0]["message"]["content"]
+
+
+@pytest.mark.slow
+def test_past_the_timeout_a_request_gets_504_and_a_stream_an_error_event(served: Served) -> None:
+    """The stream is sent while the plain request generates: it waits for that batch, and
+    its own time runs out there and in the few tokens after (one timeout of generation for
+    both, not two)."""
+    replies: list[httpx.Response] = []
+    plain = threading.Thread(target=lambda: replies.append(
+        httpx.post(served.chat_url, json=LONG, headers=AUTH, timeout=120)
+    ))  # fmt: skip
+    plain.start()
+    time.sleep(1.0)  # generating: taken into a batch, so the stream does not wait behind it
+    with httpx.stream("POST", served.chat_url, json={**LONG, "stream": True}, headers=AUTH,
+                      timeout=120) as streamed:  # fmt: skip
+        assert streamed.status_code == 200
+        events = [line for line in streamed.iter_lines() if line.startswith("data: ")]
+    plain.join()
+    (reply,) = replies
+    assert reply.status_code == 504, reply.text
+    assert reply.json()["error"]["code"] == "timeout"
+    assert "--request-timeout" in reply.json()["error"]["message"]
+    assert events[-1] == "data: [DONE]" and '"timeout"' in events[-2]
+
+
+@pytest.mark.slow
+def test_beyond_max_queued_a_request_gets_503(served: Served) -> None:
+    with httpx.stream("POST", served.chat_url, json={**LONG, "stream": True}, headers=AUTH,
+                      timeout=120) as running:  # fmt: skip
+        lines = running.iter_lines()
+        line = ""
+        while '"content"' not in line or '"content": ""' in line:  # text: generating
+            line = next(lines)
+        # short: they wait their turn as long ones would, then run a few tokens, not 4 s
+        waiting = [threading.Thread(target=httpx.post, args=(served.chat_url,),
+                                    kwargs={"json": SHORT, "headers": AUTH, "timeout": 120})
+                   for _ in range(MAX_QUEUED)]  # fmt: skip
+        for thread in waiting:
+            thread.start()
+        time.sleep(1.0)  # queued behind the running batch
+        refused = httpx.post(served.chat_url, json=LONG, headers=AUTH, timeout=120)
+        assert refused.status_code == 503 and refused.json()["error"]["code"] == "server_busy"
+    for thread in waiting:
+        thread.join()
