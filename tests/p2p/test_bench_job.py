@@ -1,8 +1,8 @@
 """A benchmark as a real job: ``langmarl p2p bench --config`` run by the LocalBackend's
 supervisor, its sessions asking a real HTTP stub LLM, validating rewards in the sandbox and
-training real PPO at a tiny budget. One bench runs to ``completed``; another, started through
-``POST /api/benchmarks``, is stopped after its first case and ends ``cancelled`` with that
-case kept."""
+training real PPO at a tiny budget. One bench (of one case) runs to ``completed``; another,
+started through ``POST /api/benchmarks``, is stopped after its first case and ends
+``cancelled`` with that case kept."""
 
 from __future__ import annotations
 
@@ -53,7 +53,8 @@ def test_a_bench_job_completes_and_a_stopped_one_keeps_its_finished_cases(tmp_pa
     backend = LocalBackend(runs, max_cpus=2, grace_s=60)
     client = TestClient(create_app(runs, backend=backend))
     with OpenAIStub(responder=_reply) as stub:
-        config = {"cases": _cases(2), "session": SESSION, "llm": stub.llm_config()}
+        # one case: a bench of several is tests/p2p/test_bench_run.py's (fake trainer)
+        config = {"cases": _cases(1), "session": SESSION, "llm": stub.llm_config()}
         done_id = backend.submit(JobSpec(kind="p2p_bench", config=config, resources=Resources()))
         body = {"cases": _cases(3), "session": SESSION, "llm": stub.llm_config()}
         stopped_id = client.post("/api/benchmarks", json=body).json()["bench_id"]
@@ -65,9 +66,9 @@ def test_a_bench_job_completes_and_a_stopped_one_keeps_its_finished_cases(tmp_pa
         completed = backend.wait(done_id, timeout_s=240)
     assert (completed.state, completed.exit_code) == ("completed", 0), backend.logs(done_id)
     run = RunDir(runs / done_id)
-    assert (run.record().status, run.record().cases_done) == ("completed", 2)  # type: ignore[attr-defined]
+    assert (run.record().status, run.record().cases_done) == ("completed", 1)  # type: ignore[attr-defined]
     result = json.loads((runs / done_id / "bench.json").read_text())
-    assert result["complete"] and [c["status"] for c in result["cases"]] == ["passed", "passed"]
+    assert result["complete"] and [c["status"] for c in result["cases"]] == ["passed"]
 
     assert (stopped.state, stopped.exit_code) == ("cancelled", 143), backend.logs(stopped_id)
     record = RunDir(runs / stopped_id).record()

@@ -84,8 +84,8 @@ def test_a_check_cannot_forge_the_harness_line() -> None:
 
 def test_a_check_that_never_returns_is_stopped() -> None:
     looping = "def check(trajectory, summary):\n    while True:\n        pass\n"
-    result = run_check(looping, [episode(-1.0)], 0.1, timeout_s=2)
-    assert result.score is None and result.reason == "the check did not finish within 2 s"
+    result = run_check(looping, [episode(-1.0)], 0.1, timeout_s=1)  # it spins till then
+    assert result.score is None and result.reason == "the check did not finish within 1 s"
 
 
 @pytest.mark.parametrize(

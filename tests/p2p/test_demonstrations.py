@@ -19,6 +19,7 @@ from langmarl.p2p.reward.validation import check_static, validate_reward_code
 from langmarl.p2p.session.loop import LoopConfig, run_loop
 from langmarl.testing import ScriptedLLM
 
+from .conftest import FakeTrainer
 from .test_loop import validator
 from .test_loop_checks import Velocities, check_file, judged
 
@@ -106,7 +107,8 @@ def test_without_demonstrations_the_author_gets_one_request(tmp_path: Path) -> N
 def test_the_embedded_model_writes_after_real_demonstrations(tmp_path: Path) -> None:
     """The real request on the embedded model: two verified rewards of other envs as earlier
     turns. What it writes depends on the CPU's kernels, so the test holds the loop to the
-    rules, not to an answer: an honest origin, and a copy recorded as one."""
+    rules, not to an answer: an honest origin, and a copy recorded as one. Its reward is
+    validated in the sandbox; the training is a fake's (real PPO: test_loop_embedded.py)."""
     llm = LLMClient(LLMConfig.from_preset("local"), role="p2p")
     seen: list[list[dict]] = []
     original = llm.complete
@@ -119,11 +121,10 @@ def test_the_embedded_model_writes_after_real_demonstrations(tmp_path: Path) -> 
     config = LoopConfig(
         env_id="Swimmer-v5", author="free_form", max_iterations=1, candidates=1,
         elaborate=False, review=False, code_judge=False, summary_judge=False, analyze=False,
-        max_fix_attempts=0, total_timesteps=256,
-        train={"num_steps": 128, "n_epochs": 1, "num_evals": 1, "eval_episodes": 1,
-               "max_episode_steps": 50, "record_video": False},
+        max_fix_attempts=0,
     )  # fmt: skip
-    result = run_loop("make the swimmer swim backwards", config, llm=llm, runs_dir=tmp_path)
+    result = run_loop("make the swimmer swim backwards", config, llm=llm, runs_dir=tmp_path,
+                      trainer=FakeTrainer())  # fmt: skip
     assert result.status in ("max_iterations", "passed"), result.error
     (request,) = seen
     assert [m["role"] for m in request][1:5] == ["user", "assistant", "user", "assistant"]

@@ -158,6 +158,8 @@ def _p2p_reply(request: ChatRequest) -> str:
 
 @pytest.mark.slow
 def test_reward_space_session_with_real_ppo_runs(tmp_path: Path) -> None:
+    """One iteration of real PPO: the writer's format; a session of several iterations is
+    test_plot_kinds.py's (written by hand in the same format)."""
     from langmarl.p2p.reward.validation import ValidationResult, check_static
     from langmarl.p2p.session.loop import LoopConfig, run_loop
 
@@ -171,7 +173,7 @@ def test_reward_space_session_with_real_ppo_runs(tmp_path: Path) -> None:
         "max_episode_steps": 100, "record_video": False,
     }  # fmt: skip
     config = LoopConfig(
-        env_id="InvertedPendulum-v5", max_iterations=2, elaborate=False, review=False,
+        env_id="InvertedPendulum-v5", max_iterations=1, elaborate=False, review=False,
         code_judge=False, total_timesteps=512, train=train, max_parallel=1,
     )  # fmt: skip
     llm = ScriptedLLM(_p2p_reply, config=scripted_config(max_retries=0))
@@ -182,10 +184,11 @@ def test_reward_space_session_with_real_ppo_runs(tmp_path: Path) -> None:
     plot = run_series(session)
     assert plot.kind == "reward"
     judge = plot.series("Judge score per iteration")["intent score"]
-    assert judge.x == [1, 2] and judge.y == [s.intent_score for s in result.iterations]
+    assert judge.x == [1] and judge.y == [s.intent_score for s in result.iterations]
     returns = plot.series("Return per iteration's training")
-    assert returns["iter 2 eval return"].x == [256, 512]
-    assert png_size(plot_run(session)) == (640, 740)
+    assert returns["iter 1 eval return"].x == [256, 512]
+    assert plot.notes == ["only one iteration so far: drawn as single points, no curve yet"]
+    assert png_size(plot_run(session)) == (640, 757)  # two panels (740) and the note's line
 
     run = run_series(session / "iter_1")
     assert run.kind == "reward-run" and set(run.series("Reward terms")) == {"upright"}
