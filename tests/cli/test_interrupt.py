@@ -109,7 +109,7 @@ def test_ctrl_c_while_the_embedded_model_generates_does_not_abort(tmp_path: Path
     process = _start(["train", str(_language_config(tmp_path, llm))])
     assert process.stderr is not None
     _wait_for(process.stderr, "loaded in", timeout=120)
-    time.sleep(1.5)  # the worker is now generating the first episodes
+    time.sleep(1.0)  # the worker is now generating the first episodes
     err = _interrupt(process)
     _assert_stopped(process, err, tmp_path / "runs" / "interrupted")
 

@@ -44,7 +44,7 @@ def tiny_language_config(**changes: object) -> dict[str, object]:
     config = json.loads((ROOT / "configs" / "quickstart.json").read_text())
     config.update(num_iterations=2, trajectories_per_iteration=1, validate_updates=False)
     config["llm"] = {"preset": "local", "max_tokens": 16}
-    config["actor_llm"] = {"preset": "local", "max_tokens": 16}
+    config["actor_llm"] = {"preset": "local", "max_tokens": 8}
     config.update(changes)
     return config
 
