@@ -61,17 +61,14 @@ def test_bad_config_is_one_clear_line_and_exit_1(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_chat_with_the_embedded_model() -> None:
-    ask = ["chat", "What is 2+3? Answer with a number.", "--max-tokens", "12"]
-    result = subprocess.run(
-        [sys.executable, "-m", "langmarl.cli", *ask],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr
+    """In process: the command answers from the process's engine, which the embedded model's
+    other tests share (a subprocess loaded the model for this one answer: 6 CPU-s); starting
+    ``python -m langmarl.cli`` is the other subprocess tests' part."""
+    code, output = invoke("chat", "What is 2+3? Answer with a number.", "--max-tokens", "12")
+    assert code == 0, output
     # the reply is sampled (the preset's temperature), so only its presence is checked here;
     # what the model answers is compared with the engine in tests/llm/test_local_model.py
-    reply, usage = result.stdout.splitlines()[:2]
-    assert reply.startswith("local: ") and reply.removeprefix("local: ").strip(), result.stdout
+    reply, usage = output.splitlines()[:2]
+    assert reply.startswith("local: ") and reply.removeprefix("local: ").strip(), output
     counted = re.fullmatch(r"local: 1 calls, \d+ in \+ (\d+) out = \d+ tokens, \$0\.0000", usage)
-    assert counted and 0 < int(counted[1]) <= 12, result.stdout
+    assert counted and 0 < int(counted[1]) <= 12, output
