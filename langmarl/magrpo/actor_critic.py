@@ -309,7 +309,8 @@ class IACTrainer(WeightSpaceTrainer):
         return parts
 
     def extra_state(self) -> dict[str, Any]:
-        return {"critics": [critic.state_dict() for critic in self.critics]}
+        optimizer = self.args.save_optimizer  # the critics' moments too, as the agents'
+        return {"critics": [critic.state_dict(optimizer) for critic in self.critics]}
 
     def load_extra_state(self, extra: dict[str, Any]) -> None:
         for critic, state in zip(self.critics, extra.get("critics", []), strict=False):

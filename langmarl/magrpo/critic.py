@@ -40,7 +40,9 @@ class Critic:
         params = list(self.head.parameters())
         if owns_backbone:
             params += [p for p in backbone.parameters() if p.requires_grad]
-        self.optimizer = torch.optim.AdamW(params, lr=learning_rate)
+        # one fused kernel on the CPU, as the agents' optimizers (policy.py): a critic with its
+        # own SmolLM2-135M backbone steps in 0.07 s instead of 0.29 s (one thread, measured)
+        self.optimizer = torch.optim.AdamW(params, lr=learning_rate, fused=device.type == "cpu")
         self._scored: torch.Tensor | None = None
 
     def values(self, texts: Sequence[str], max_length: int) -> torch.Tensor:
@@ -92,17 +94,25 @@ class Critic:
         self.optimizer.step()
         self.optimizer.zero_grad(set_to_none=True)
 
-    def state_dict(self) -> dict[str, Any]:
-        state = {"head": self.head.state_dict(), "optimizer": self.optimizer.state_dict()}
+    def state_dict(self, optimizer: bool = True) -> dict[str, Any]:
+        """The head, the backbone when the critic owns one, and the optimizer's moments when
+        ``optimizer`` (``save_optimizer``: for a critic with its own SmolLM2-135M backbone,
+        AdamW's moments are 1 GB of the checkpoint)."""
+        state = {"head": self.head.state_dict()}
+        if optimizer:
+            state["optimizer"] = self.optimizer.state_dict()
         if self.owns_backbone:
             state["backbone"] = self.backbone.state_dict()
         return state
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restore a :meth:`state_dict`; saved without the optimizer, the optimizer restarts
+        (as an agent's does)."""
         self.head.load_state_dict(state["head"])
         if self.owns_backbone and "backbone" in state:
             self.backbone.load_state_dict(state["backbone"])
-        self.optimizer.load_state_dict(state["optimizer"])
+        if "optimizer" in state:
+            self.optimizer.load_state_dict(state["optimizer"])
 
 
 def _decoder(model: Any) -> Any:
@@ -137,8 +147,8 @@ class RemoteCritic:
     def step(self) -> None:
         self._ask("critic_step")
 
-    def state_dict(self) -> dict[str, Any]:
-        return dict(self._ask("critic_state"))
+    def state_dict(self, optimizer: bool = True) -> dict[str, Any]:
+        return dict(self._ask("critic_state", optimizer))
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self._ask("critic_load", state)

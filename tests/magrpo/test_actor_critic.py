@@ -73,3 +73,23 @@ def test_maac_has_one_centralized_critic(tiny_models, tmp_path):
     assert len(trainer.critics) == 1
     metrics = trainer.training_step(DATA[:1])
     assert "critic-0/value_loss" in metrics and "critic-1/value_loss" not in metrics
+
+
+@pytest.mark.parametrize("save_optimizer", [False, True])
+def test_a_critics_moments_are_saved_only_with_save_optimizer(
+    tiny_models, tmp_path, save_optimizer
+):
+    """``save_optimizer`` decides for the critics as for the agents: without it a MAAC
+    checkpoint holds the critic's backbone and head but not its AdamW moments (twice the
+    backbone), and a resumed critic restarts its optimizer."""
+    trainer = _trainer(MAACTrainer, tiny_models, tmp_path, save_optimizer=save_optimizer)
+    trainer.train()
+    extra = torch.load(tmp_path / "run/checkpoints/step-000001/extra.pt", weights_only=False)
+    [critic] = extra["critics"]
+    assert {"head", "backbone"} <= set(critic) and ("optimizer" in critic) is save_optimizer
+    resumed = _trainer(
+        MAACTrainer, tiny_models, tmp_path, save_optimizer=save_optimizer, max_steps=2
+    )
+    assert [m["step"] for m in resumed.train("latest")] == [2]
+    steps = {int(state["step"]) for state in resumed.critics[0].optimizer.state.values()}
+    assert steps == ({2} if save_optimizer else {1})

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 from pathlib import Path
 from types import ModuleType
 
@@ -78,9 +79,11 @@ def test_training_calls_the_named_transition_between_turns(
 
 @pytest.mark.slow
 def test_the_train_command_runs_a_named_transition(named: ModuleType, tmp_path: Path) -> None:
+    """Also the one real-model run of IAC with an update per episode: one example, G=1,
+    two turns (a root and its child), a finite value loss from each agent's critic head."""
     settings = {"external.mode": NAME, "runs_dir": str(tmp_path), "run_id": "run",
                 "trainer.max_steps": "1", "trainer.max_new_tokens": "4",
-                "heldout": "false"}  # fmt: skip
+                "task.num_train": "1", "task.num_eval": "1", "heldout": "false"}  # fmt: skip
     overrides = [arg for key, value in settings.items() for arg in ("--set", f"{key}={value}")]
     config = str(ROOT / "configs" / "magrpo" / "writing_iac_tiny.json")
     result = CliRunner().invoke(build_app(), ["magrpo", "train", config, "--no-plot", *overrides])
@@ -88,3 +91,6 @@ def test_the_train_command_runs_a_named_transition(named: ModuleType, tmp_path: 
     assert named.CALLS and set(named.CALLS) == {2}
     run = json.loads((tmp_path / "run" / "run.json").read_text())
     assert (run["kind"], run["status"]) == ("iac", "completed")
+    [metrics] = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").open()]
+    assert metrics["nodes"] == 2 and metrics["updates"] == 1
+    assert all(math.isfinite(metrics[f"critic-{i}/value_loss"]) for i in (0, 1))

@@ -1,6 +1,7 @@
 """The shipped IAC/MAAC configs run for real (issue 42, item 7): ``langmarl magrpo train`` on
 each file with the embedded SmolLM2 agents, cut to one step and a few tokens, ends
-``completed`` with the algorithm and update schedule the file names."""
+``completed`` with the algorithm and update schedule the file names. One of them also scores
+one held-out example before and after (the same greedy pass for every kind, so once)."""
 
 from __future__ import annotations
 
@@ -31,8 +32,10 @@ def test_the_shipped_config_validates(name: str, algorithm: str, _updates: int) 
 def test_the_shipped_config_trains_a_step(
     tmp_path: Path, name: str, algorithm: str, updates: int
 ) -> None:
+    heldout = name == "maac.json"
     settings = {"runs_dir": str(tmp_path), "run_id": "run", "trainer.max_steps": "1",
-                "trainer.max_new_tokens": "6", "task.num_eval": "1"}  # fmt: skip
+                "trainer.max_new_tokens": "4", "task.num_eval": "1",
+                "heldout": str(heldout).lower()}  # fmt: skip
     overrides = [arg for key, value in settings.items() for arg in ("--set", f"{key}={value}")]
     args = ["magrpo", "train", str(SHIPPED / name), "--no-plot", *overrides]
     result = CliRunner().invoke(build_app(), args)
@@ -41,3 +44,8 @@ def test_the_shipped_config_trains_a_step(
     assert (run["kind"], run["status"]) == (algorithm, "completed")
     [metrics] = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").open()]
     assert metrics["step"] == 1 and metrics["updates"] == updates
+    assert (tmp_path / "run" / "heldout.json").is_file() == heldout
+    if heldout:
+        report = json.loads((tmp_path / "run" / "heldout.json").read_text())
+        assert report["before"]["interval"]["n"] == report["after"]["interval"]["n"] == 1
+        assert report["after"]["label"] == "step 1"

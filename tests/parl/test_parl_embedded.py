@@ -37,11 +37,12 @@ def test_grpo_on_the_embedded_orchestrator_records_curves(tmp_path: Path) -> Non
 
 
 def test_language_space_run_on_the_embedded_model_records_curves(tmp_path: Path) -> None:
-    llm = LLMConfig.from_preset("local").model_copy(update={"max_tokens": 32})
+    llm = LLMConfig.from_preset("local").model_copy(update={"max_tokens": 16})
     config = ParallelTasksConfig(
         exp_name="parl_lang", runs_dir=str(tmp_path), checkpoint_dir=str(tmp_path / "ck"),
         llm=llm, num_iterations=1, trajectories_per_iteration=2, num_tasks=4,
         max_subagent_steps=1, plan_max_tokens=32, subagent_max_tokens=8, combine="join", seed=0,
+        validation_size=1,
     )  # fmt: skip
     trainer = build_parl_trainer(config)
     metrics = trainer.train()

@@ -23,7 +23,7 @@ def test_one_real_iteration_on_the_embedded_model(
         num_iterations=1,
         trajectories_per_iteration=1,
         validation_size=1,  # 1 + 2 candidates = 3 validation episodes
-        llm={"preset": "local", "max_tokens": 24, "temperature": 0.0},
+        llm={"preset": "local", "max_tokens": 12, "temperature": 0.0},
         runs_dir=str(tmp_path / "runs"),
         checkpoint_dir=str(tmp_path / "ckpt"),
         seed=0,

@@ -159,11 +159,12 @@ class AgentWorker(BusyClock):
     def critic_step(self, number: int) -> None:
         self.critics[number].step()
 
-    def critic_state(self, number: int) -> dict[str, Any]:
-        """The critic's state dict, on the CPU (it goes into the driver's ``extra.pt``)."""
+    def critic_state(self, number: int, optimizer: bool = True) -> dict[str, Any]:
+        """The critic's state dict (its optimizer's if ``optimizer``), on the CPU (it goes
+        into the driver's ``extra.pt``)."""
         from langmarl.magrpo.critic import on_cpu
 
-        return dict(on_cpu(self.critics[number].state_dict()))
+        return dict(on_cpu(self.critics[number].state_dict(optimizer)))
 
     def critic_load(self, number: int, state: dict[str, Any]) -> None:
         self.critics[number].load_state_dict(state)

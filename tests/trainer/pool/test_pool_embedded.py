@@ -19,8 +19,8 @@ REPO = Path(__file__).resolve().parents[3]
 def test_one_round_on_the_embedded_model(tmp_path: Path) -> None:
     sets = {
         "runs_dir": str(tmp_path), "exp_name": "pool", "num_iterations": 1,
-        "trajectories_per_iteration": 8, "validation_size": 3, "pool.children": 2,
-        "pool.samples_per_task": 4,
+        "trajectories_per_iteration": 4, "validation_size": 2, "pool.children": 2,
+        "pool.samples_per_task": 2,
     }  # fmt: skip
     command = [sys.executable, "-m", "langmarl", "train", str(REPO / "configs/poster_pool.json")]
     for key, value in sets.items():
@@ -29,10 +29,10 @@ def test_one_round_on_the_embedded_model(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
     pool = PoolLog(LocalStore(tmp_path), "pool").all()
     assert pool[0].origin == "initial" and len(pool) >= 2
-    assert all(c.score is not None and len(c.task_scores) == 3 for c in pool)
+    assert all(c.score is not None and len(c.task_scores) == 2 for c in pool)
     children = pool[1:]
     assert all(DemoPolicy.parse(c.policies[a]).demos for c in children for a in c.changed)
     metrics = json.loads((tmp_path / "pool" / "metrics.json").read_text())
-    assert metrics[0]["num_episodes"] == 8 and metrics[0]["credit"] == "counterfactual"
+    assert metrics[0]["num_episodes"] == 4 and metrics[0]["credit"] == "counterfactual"
     best = max((c for c in pool if c.accepted), key=lambda c: c.score or 0.0)
     assert PolicyCheckpoint(LocalStore(tmp_path), "pool", 2).get_policies() == best.policies
