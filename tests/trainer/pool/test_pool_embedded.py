@@ -2,12 +2,12 @@
 one small round, through ``langmarl train`` (config file, CLI, run files)."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from langmarl.cli import build_app
 from langmarl.core.demos import DemoPolicy
 from langmarl.store import LocalStore, PolicyCheckpoint
 from langmarl.trainer.pool.records import PoolLog
@@ -22,11 +22,11 @@ def test_one_round_on_the_embedded_model(tmp_path: Path) -> None:
         "trajectories_per_iteration": 4, "validation_size": 2, "pool.children": 2,
         "pool.samples_per_task": 2,
     }  # fmt: skip
-    command = [sys.executable, "-m", "langmarl", "train", str(REPO / "configs/poster_pool.json")]
+    args = ["train", str(REPO / "configs/poster_pool.json")]
     for key, value in sets.items():
-        command += ["--set", f"{key}={value}"]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stderr[-3000:]
+        args += ["--set", f"{key}={value}"]
+    done = CliRunner().invoke(build_app(), args)  # in process: the worker's loaded model
+    assert done.exit_code == 0, done.output[-3000:]
     pool = PoolLog(LocalStore(tmp_path), "pool").all()
     assert pool[0].origin == "initial" and len(pool) >= 2
     assert all(c.score is not None and len(c.task_scores) == 2 for c in pool)
