@@ -1,5 +1,6 @@
 """The full loop with the embedded model, real sandbox and real training, tiny budget (slow)."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,9 @@ def test_two_iterations_with_every_stage_on_the_embedded_model_end_with_a_valid_
     config = LoopConfig(
         env_id="InvertedPendulum-v5", max_iterations=2, pass_threshold=1.0, max_fix_attempts=1,
         author="free_form",  # the free-form path's every stage (tests/p2p/test_structured.py:
-        # the structured author on the embedded model)
+        # the structured author on the embedded model); the judge and the narrative asked of
+        # a local model too, which `auto` does not
+        summary_judge=True, narrative=True,
         total_timesteps=256,
         train={"num_steps": 128, "n_epochs": 1, "num_evals": 1, "eval_episodes": 1,
                "max_episode_steps": 50, "record_video": False},
@@ -52,6 +55,11 @@ def test_two_iterations_with_every_stage_on_the_embedded_model_end_with_a_valid_
         judgment = record.read_judgment()
         assert judgment is not None and 0.0 <= judgment.intent_score <= 1.0
         assert {j.judge for j in judgment.judges} >= {"code", "summary"}
+    analysis = json.loads((session.path / "analysis.json").read_text())
+    asked = analysis["narrative_source"] == "llm" or "LLM narrative not used" in str(
+        analysis["narrative_note"]
+    )
+    assert asked, analysis  # the narrative was asked of the model, whether kept or not
     # elaborate + author + review (+ fix) + code judge + summary judge, then the reviser's
     calls = ledger.by_role()["p2p"]["calls"]
     assert calls >= (5 if len(records) == 1 else 7)

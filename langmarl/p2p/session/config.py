@@ -60,8 +60,11 @@ class LoopConfig(BaseModel):
     (marked origin="fallback"); "none" stops with status invalid_code."""
     code_judge: bool = True
     """Write a judge_fn once per session and run it (sandboxed) on every iteration."""
-    summary_judge: bool = True
-    """Let the LLM score the episode's measurements."""
+    summary_judge: bool | Literal["auto"] = "auto"
+    """Let the LLM score the episode's measurements; ``auto``: a model that writes (an
+    OpenAI-compatible endpoint), not a local model, which ranks options instead (the
+    embedded SmolLM2-135M's verdicts never parsed: it spent half a smoke session's CPU on
+    them)."""
     check: str | None = None
     """A check file (:mod:`langmarl.p2p.design.checks`): ``check(trajectory, summary)``
     scores each evaluation episode in [0, 1]; with one, its score picks the best iteration
@@ -120,8 +123,12 @@ class LoopConfig(BaseModel):
     dominance_threshold: float = Field(default=0.8, gt=0, le=1)
     """Share of reward magnitude above which one term is flagged as dominating."""
     analyze: bool = True
-    """Analyse the session when it ends (``analysis.json``, :mod:`langmarl.p2p.analysis.analyze`;
-    one LLM call for its narrative); a failed analysis never changes the session's status."""
+    """Analyse the session when it ends (``analysis.json``, :mod:`langmarl.p2p.analysis.analyze`);
+    a failed analysis never changes the session's status."""
+    narrative: bool | Literal["auto"] = "auto"
+    """The analysis's narrative written by the LLM (one call, kept if it quotes only the
+    facts' numbers, else the rules' narrative) or by the rules; ``auto``: the LLM when it
+    writes, as ``summary_judge`` (the embedded model's narratives never passed the check)."""
     runs_dir: RunsDir = DEFAULT_RUNS_DIR
     """The directory holding runs, shared by every space; the session's directory is
     ``<runs_dir>/<run_id>``."""

@@ -84,7 +84,7 @@ def _scores(
     video = run.video(videos["median"]) if "median" in videos else None
     scores = judge.judge_run(
         session.llm, session.intent, session.result.criteria, session.spec, trajectory,
-        judge_code=session.judge_code, use_summary=session.config.summary_judge,
+        judge_code=session.judge_code, use_summary=session.writes(session.config.summary_judge),
         vlm=session.vlm, video=video, workers=session.config.judge_workers,
     )  # fmt: skip
     problem = session.result.judge_code_problem

@@ -39,7 +39,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from langmarl.core.errors import ConfigError, LangmarlError
 from langmarl.core.secrets import Redactor, environment_secrets, llm_secrets, redacting_logs
@@ -103,6 +103,12 @@ class Session:
     """The session's check (:mod:`~langmarl.p2p.design.checks`): its score decides."""
     last_errors: list[str] = field(default_factory=list)
     """Validation errors met while producing the current reward."""
+
+    def writes(self, setting: bool | Literal["auto"]) -> bool:
+        """Whether to ask the model for free text (a judge's verdict, a narrative): the
+        ``setting``, and for ``"auto"`` a model that does not rank options (an endpoint,
+        not a local model: :attr:`~langmarl.llm.client.LLMClient.ranks_options`)."""
+        return not self.llm.ranks_options if setting == "auto" else setting
 
     def prepare(self) -> None:
         """Criteria and (optionally) the code judge."""
@@ -358,7 +364,8 @@ def execute(session: Session) -> LoopResult:
             from langmarl.p2p.analysis.analyze import analyze_finished
 
             try:  # never raises an Exception: a failure is in the analysis and its event
-                analyze_finished(record, result, session.llm, session.config.dominance_threshold)
+                narrator = session.llm if session.writes(session.config.narrative) else None
+                analyze_finished(record, result, narrator, session.config.dominance_threshold)
             except KeyboardInterrupt:
                 _finish(record, result)
                 raise
