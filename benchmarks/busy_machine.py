@@ -27,6 +27,7 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -217,6 +218,8 @@ def main() -> None:
     ex.add_argument("--quickstart", action="store_true")
     ex.add_argument("--engine", action="store_true")
     args = parser.parse_args()
+    # SIGTERM (pkill, a job's cancel) unwinds like Ctrl-C, so the spinners are killed too
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if args.isa == "avx2":  # before anything here loads torch; what runs from here inherits it
         from langmarl.core.machine import KERNEL_CAPS
 
