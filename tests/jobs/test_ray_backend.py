@@ -47,12 +47,12 @@ def _logs(backend: RayBackend, job_id: str) -> str:
 
 
 @pytest.mark.slow
-def test_four_jobs_run_on_the_cluster_and_sync_back(cluster: None, tmp_path: Path) -> None:
+def test_three_jobs_run_on_the_cluster_and_sync_back(cluster: None, tmp_path: Path) -> None:
     runs = tmp_path / "runs"
     copy, shared = RayBackend(runs, sync="copy"), RayBackend(runs, sync="auto")
     with OpenAIStub(responder=STUB_REPLY) as stub:
         ids = [backend.submit(language_job(stub, seed=i, name=f"ray{i}"))
-               for i, backend in enumerate((copy, copy, shared, shared))]  # fmt: skip
+               for i, backend in enumerate((copy, shared, shared))]  # fmt: skip
         records = [copy.wait(job_id, timeout_s=300) for job_id in ids]
     for record in records:
         assert (record.state, record.exit_code, record.backend) == ("completed", 0, "ray")
@@ -64,7 +64,7 @@ def test_four_jobs_run_on_the_cluster_and_sync_back(cluster: None, tmp_path: Pat
     assert at_once <= 2, f"{at_once} one-CPU jobs ran at once on a two-CPU cluster: {spans}"
     copied = RunDir(records[0].run_dir)
     assert str(tmp_path) not in copied.file("config.json").read_text()  # ran elsewhere
-    assert str(tmp_path) in RunDir(records[2].run_dir).file("config.json").read_text()
+    assert str(tmp_path) in RunDir(records[1].run_dir).file("config.json").read_text()
     assert {r.job_id for r in JobStore(runs).all()} == set(ids)
     named = {actor["name"] for actor in ray.util.list_named_actors(all_namespaces=True)}
     assert not named & {f"job-{job_id}" for job_id in ids}  # each actor ended with its job
