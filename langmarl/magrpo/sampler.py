@@ -113,9 +113,9 @@ class Sampler:
 def _build(model: Any, precision: SamplingPrecision) -> Any:
     import torch
 
-    twin = copy.deepcopy(model).eval().requires_grad_(False)
     if precision == "bf16":
-        return twin.to(torch.bfloat16)
+        return _cast_copy(model, torch.bfloat16)
+    twin = copy.deepcopy(model).eval().requires_grad_(False)
     if precision == "w16":
         from langmarl.llm.local.weight_only import (
             Fp16Linear,
@@ -139,6 +139,29 @@ def _build(model: Any, precision: SamplingPrecision) -> Any:
     with warnings.catch_warnings():  # torch >= 2.10 points eager quantization at torchao
         warnings.simplefilter("ignore")
         return torch.ao.quantization.quantize_dynamic(twin, spec, torch.qint8)
+
+
+def _cast_copy(model: Any, dtype: Any) -> Any:
+    """``copy.deepcopy(model).eval().requires_grad_(False).to(dtype)``, without the
+    full-precision copy of every weight in between: each parameter is cast straight into
+    the twin (through deepcopy's memo, so tied weights stay tied), then ``.to`` casts the
+    buffers as it always did (and leaves the cast parameters as they are). For
+    SmolLM2-135M that skips a ~540 MB fp32 clone per agent (143k -> 63k page faults; a few
+    tenths of a second on one thread). Parameters of a subclass keep the plain path."""
+    import torch
+
+    memo: dict[int, Any] = {}
+    for param in model.parameters():
+        if type(param) is not torch.nn.Parameter:
+            return copy.deepcopy(model).eval().requires_grad_(False).to(dtype)
+        if id(param) not in memo:
+            data = param.detach()
+            if data.is_floating_point() or data.is_complex():
+                data = data.to(dtype, copy=True)
+            else:
+                data = data.clone()
+            memo[id(param)] = torch.nn.Parameter(data, requires_grad=False)
+    return copy.deepcopy(model, memo).eval().requires_grad_(False).to(dtype)
 
 
 def _adapter_layers(model: Any) -> set[int]:

@@ -148,3 +148,32 @@ def test_off_the_cpu_auto_samples_in_fp32_and_cpu_kernels_are_refused() -> None:
     for precision in ("w16", "int8"):
         with pytest.raises(ConfigError, match=rf"sampling_precision is '{precision}' .*'cuda:0'"):
             resolve_precision(precision, lora=True, device="cuda:0")
+
+
+def test_a_bf16_copy_cast_directly_is_the_deep_copy_cast(tiny_models):
+    """The bf16 copy is built without an fp32 clone in between, and is what
+    ``deepcopy(model).eval().requires_grad_(False).to(bf16)`` would be, bit for bit: same
+    parameters, buffers, ties and logits, its own storage, the trained model untouched."""
+    import copy
+
+    model = tiny_models[0][0].train()
+    ids = torch.tensor([[5, 17, 300, 42, 7]])
+    twin = Sampler("bf16").model_for(model)
+    plain = copy.deepcopy(model).eval().requires_grad_(False).to(torch.bfloat16)
+    ours, theirs = twin.state_dict(keep_vars=True), plain.state_dict(keep_vars=True)
+    assert ours.keys() == theirs.keys()
+    for name, tensor in theirs.items():
+        mine = ours[name]
+        assert (type(mine), mine.dtype, mine.stride()) == (
+            type(tensor),
+            tensor.dtype,
+            tensor.stride(),
+        )
+        assert torch.equal(mine, tensor) and not mine.requires_grad, name
+    tied = model.get_output_embeddings().weight is model.get_input_embeddings().weight
+    assert (twin.get_output_embeddings().weight is twin.get_input_embeddings().weight) == tied
+    trained = {id(p) for p in model.parameters()} | {p.data_ptr() for p in model.parameters()}
+    assert not any(id(p) in trained or p.data_ptr() in trained for p in twin.parameters())
+    assert model.training and not twin.training
+    assert next(model.parameters()).dtype == torch.float32
+    assert torch.equal(logits(twin, ids), logits(plain, ids))
