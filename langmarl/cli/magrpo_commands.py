@@ -73,15 +73,16 @@ def _train_locked(run: RunConfig, resume: str | None, plot: bool) -> None:
     args = run.trainer_config()
     if _finished(run, resume):
         return
-    if resume:
-        resolve_checkpoint(Path(args.output_dir), resume)  # refused before the models load
+    checkpoint = None
+    if resume:  # refused before the models load
+        checkpoint = resolve_checkpoint(Path(args.output_dir), resume)
     else:
         check_new_run(run)
     trainer = build_magrpo_trainer(run)
     save_run_config(run)
     report = read_report(args.output_dir) if resume else None
-    if resume:
-        trainer.load_checkpoint(resume)
+    if checkpoint is not None:
+        trainer.load_checkpoint(checkpoint)
     if run.heldout and report is None and trainer.step == 0:
         console.print(
             f"held-out evaluation of the untrained agents ({len(heldout_examples(trainer))})…"

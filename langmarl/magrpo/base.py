@@ -331,12 +331,13 @@ class WeightSpaceTrainer:
         reused while the step and the examples are the same (the weights have not moved), so
         an evaluation at ``eval_interval`` on the last step and the held-out report after
         training decode once."""
-        key = (self.step, list(data))
+        examples = list(data)
+        key = (self.step, examples)
         if self._greedy is not None and self._greedy[0] == key:
             return self._greedy[1]
         roots, levels = grow_trees(
             self.agents,
-            list(data),
+            examples,
             self.eval_reward_func,
             self.args,
             num_generations=1,

@@ -10,11 +10,9 @@ from langmarl.magrpo.config import MAGRPOConfig
 from langmarl.magrpo.heldout import heldout_scores
 from langmarl.magrpo.trainer import MAGRPOTrainer
 
+from .test_heldout import first_agent_length
+
 HELDOUT = [{"prompt": f"Name thing {i}."} for i in range(3)]
-
-
-def first_agent_length(samples):
-    return [min(len(s.completions[0]) / 20, 1.0) for s in samples]
 
 
 def test_the_last_evaluation_and_the_report_decode_once(tiny_models, tmp_path, monkeypatch):
