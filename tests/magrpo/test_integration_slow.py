@@ -117,28 +117,26 @@ def test_cli_trains_the_poster_task_and_reports_heldout_before_and_after(tmp_pat
 
 
 def test_smollm2_agents_sampled_in_parallel_match_sequential_and_train_with_bf16(tmp_path):
+    """One pair of agents (sampling from their bf16 twins) sampled both ways, then trained
+    with parallel updates: the same weights by construction, so the same texts."""
     task = get_task("writing", num_train=1, num_eval=2)
     before = torch.get_num_threads()
     texts = {}
+    # one torch thread: the agents' updates still run on two threads (one each), and a
+    # second thread per product would only spin on a busy machine
+    config = _config(tmp_path / "bf16", "align", 1, LoRAConfig(r=4, alpha=8))
+    config = config.model_copy(
+        update={"num_threads": 1, "parallel_updates": True, "sampling_precision": "bf16"}
+    )
     try:
-        # one pair of agents sampled both ways (rollouts read parallel_agents per call): the
-        # same weights by construction, and a second pair's loads and w16 twins saved
-        config = _config(tmp_path / "sampled", "align", 1, LoRAConfig(r=4, alpha=8))
         trainer = _trainer(MAGRPOTrainer, config, task)
-        for parallel in (False, True):
+        for parallel in (False, True):  # rollouts read parallel_agents per call
             trainer.args = config.model_copy(update={"parallel_agents": parallel})
             torch.manual_seed(7)
             _, levels = trainer.rollout(trainer.batch_for(0))
             texts[parallel] = [b.texts for level in levels for b in level.batches]
-        del trainer
         assert texts[True] == texts[False] and any(t for b in texts[True] for t in b)
-        config = _config(tmp_path / "bf16", "align", 1, LoRAConfig(r=4, alpha=8))
-        # one torch thread: the agents' updates still run on two threads (one each), and a
-        # second thread per product would only spin on a busy machine
-        config = config.model_copy(
-            update={"num_threads": 1, "parallel_updates": True, "sampling_precision": "bf16"}
-        )
-        trainer = _trainer(MAGRPOTrainer, config, task)
+        trainer.args = config
         history = trainer.train()
     finally:
         torch.set_num_threads(before)
