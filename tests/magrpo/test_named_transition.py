@@ -79,18 +79,22 @@ def test_training_calls_the_named_transition_between_turns(
 
 @pytest.mark.slow
 def test_the_train_command_runs_a_named_transition(named: ModuleType, tmp_path: Path) -> None:
-    """Also the one real-model run of IAC with an update per episode: one example, G=1,
-    two turns (a root and its child), a finite value loss from each agent's critic head."""
+    """Also the real-model run of the shipped ``iac_online.json`` (IAC, an update per turn):
+    one example, G=1, two turns (a root and its child), two updates, a finite value loss from
+    each agent's critic head. IAC with an update per episode (``writing_iac_tiny.json``) is
+    not trained for real: its critics are these, and its episode update is ``maac.json``'s
+    (test_shipped_actor_critic_configs.py); both are trained on tiny models."""
     settings = {"external.mode": NAME, "runs_dir": str(tmp_path), "run_id": "run",
                 "trainer.max_steps": "1", "trainer.max_new_tokens": "4",
                 "task.num_train": "1", "task.num_eval": "1", "heldout": "false"}  # fmt: skip
     overrides = [arg for key, value in settings.items() for arg in ("--set", f"{key}={value}")]
-    config = str(ROOT / "configs" / "magrpo" / "writing_iac_tiny.json")
+    config = str(ROOT / "configs" / "magrpo" / "iac_online.json")
     result = CliRunner().invoke(build_app(), ["magrpo", "train", config, "--no-plot", *overrides])
     assert result.exit_code == 0, result.output
     assert named.CALLS and set(named.CALLS) == {2}
     run = json.loads((tmp_path / "run" / "run.json").read_text())
     assert (run["kind"], run["status"]) == ("iac", "completed")
     [metrics] = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").open()]
-    assert metrics["nodes"] == 2 and metrics["updates"] == 1
+    assert metrics["step"] == 1 and metrics["nodes"] == 2 and metrics["updates"] == 2
     assert all(math.isfinite(metrics[f"critic-{i}/value_loss"]) for i in (0, 1))
+    assert not (tmp_path / "run" / "heldout.json").exists()
