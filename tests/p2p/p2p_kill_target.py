@@ -42,7 +42,7 @@ def main(session_dir: Path, iterations: int, candidates: int = 1) -> None:
         config = LoopConfig(
             env_id="InvertedPendulum-v5", max_iterations=iterations, pass_threshold=1.0,
             elaborate=False, review=False, code_judge=False, max_fix_attempts=0,
-            total_timesteps=256, max_parallel=1, candidates=candidates, **search,
+            total_timesteps=128, max_parallel=1, candidates=candidates, **search,
             train={"num_steps": 128, "batch_size": 64, "n_epochs": 1, "num_evals": 1,
                    "eval_episodes": 2, "max_episode_steps": 50, "record_video": False},
         )  # fmt: skip
