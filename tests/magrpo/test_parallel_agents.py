@@ -49,12 +49,17 @@ def train(tiny_models, tmp_path, parallel, parallel_updates=False, update_precis
         train_dataset=DATA,
         external_transition=make_external("plain"),
     )
-    texts = []
-    for step in range(2):
-        torch.manual_seed(step)
-        _, levels = trainer.rollout(trainer.batch_for(step))
+    texts = []  # per step, the texts its rollout sampled (the training's own, not extra ones)
+    grow = trainer.grow
+
+    def recording(*args, **kwargs):
+        roots, levels = grow(*args, **kwargs)
         texts.append([batch.texts for level in levels for batch in level.batches])
+        return roots, levels
+
+    trainer.grow = recording
     history = trainer.train()
+    assert len(texts) == 2
     return texts, history, [agent.model for agent in trainer.agents]
 
 
@@ -89,7 +94,7 @@ def test_bf16_updates_on_parallel_threads_agree_with_sequential_ones_to_rounding
     into a step of the learning rate's size."""
     seq = train(tiny_models, tmp_path, parallel=False, update_precision="bf16")
     par = train(tiny_models, tmp_path / "par", True, True, update_precision="bf16")
-    assert par[0] == seq[0]
+    assert par[0][0] == seq[0][0]  # step 1, sampled before any update (step 2: after one)
     for key in ("agent-0/loss", "agent-1/loss", "reward_mean"):
         expected = [h.get(key) for h in seq[1]]
         assert [h.get(key) for h in par[1]] == pytest.approx(expected, rel=0.02, abs=1e-4)
