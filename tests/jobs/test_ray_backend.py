@@ -128,11 +128,9 @@ def test_an_answer_that_does_not_come_in_time_is_one_clear_error(
 ) -> None:
     """A job's actor that does not answer within ``answer_timeout_s`` (a busy cluster) is a
     BackendBusyError naming the job, not Ray's GetTimeoutError; here the answer is a real
-    Ray task that takes 5 s."""
-    import time
-
+    Ray task that waits for a resource the cluster lacks (so no worker starts for it)."""
     backend = RayBackend(tmp_path / "runs", answer_timeout_s=0.2)
-    slow = ray.remote(lambda: time.sleep(5)).options(num_cpus=0).remote()
+    waiting = ray.remote(lambda: None).options(num_cpus=0, resources={"absent": 1}).remote()
     with pytest.raises(BackendBusyError, match=r"job j1 did not answer within 0\.2 s"):
-        backend._ask(slow, "j1")
-    ray.cancel(slow, force=True)
+        backend._ask(waiting, "j1")
+    ray.cancel(waiting)

@@ -312,7 +312,8 @@ def two_nodes():
     """Two Ray nodes of one CPU each on this machine (``ray start --head`` and ``ray start
     --address``), this process joined as the driver. Ray 2.60's ``ray start`` turns on token
     authentication, which a node joining needs the head's token for; this local cluster
-    opts out (``RAY_AUTH_MODE=disabled``) so nothing is read outside the repository."""
+    opts out (``RAY_AUTH_MODE=disabled``) so nothing is read outside the repository.
+    Yields the head's address."""
     import ray
 
     temp = Path(tempfile.mkdtemp(prefix="lmray", dir="/tmp"))  # short: socket paths ≤ 107
@@ -325,12 +326,13 @@ def two_nodes():
             # Ports whose defaults are fixed get free ones: other Ray clusters may run here.
             ports = [f"--dashboard-agent-listen-port={_free_port()}",
                      f"--metrics-export-port={_free_port()}"]  # fmt: skip
+            # No log monitor: the actors' output is not forwarded here (their errors are).
             command = [str(RAY), "start", *role, *ports, "--num-cpus=1", f"--temp-dir={temp}",
-                       "--disable-usage-stats"]  # fmt: skip
+                       "--disable-usage-stats", "--include-log-monitor=false"]  # fmt: skip
             subprocess.run(command, env=env, check=True, capture_output=True, timeout=180)
         ray.init(address=f"127.0.0.1:{port}", logging_level="WARNING")
         assert len([n for n in ray.nodes() if n["Alive"]]) == 2
-        yield temp
+        yield f"127.0.0.1:{port}"
     finally:
         ray.shutdown()
         _stop_nodes(temp)
@@ -380,9 +382,10 @@ def test_more_gpus_than_the_two_nodes_have_fails_before_any_actor(two_nodes, tin
 
 @pytest.mark.slow
 def test_an_actor_that_cannot_build_its_agent_fails_the_start(two_nodes, tiny_models, tmp_path):
-    models, tokenizers = tiny_models  # torch knows no such device: each actor's build fails
-    with pytest.raises(AgentActorDied, match=r"died during its start .*fix the cause"):
-        _trainer(models, tokenizers, tmp_path, placement="ray", agent_devices=["nodevice"] * 2)
+    models, tokenizers = tiny_models  # torch knows no such device: the actor's build fails
+    one = {"num_agents": 1, "agent_devices": ["nodevice"]}  # one actor fails as two would
+    with pytest.raises(AgentActorDied, match=r"agent-0's Ray actor died during its start .*fix"):
+        _trainer(models[:1], tokenizers[:1], tmp_path, placement="ray", **one)
 
 
 @pytest.mark.slow
@@ -587,16 +590,20 @@ TARGET = Path(__file__).with_name("ray_driver_target.py")
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("tests/magrpo/test_ray_placement.py")  # after the two nodes, not beside
+@pytest.mark.xdist_group("tests/magrpo/test_ray_placement.py")  # SIGTERM joins the two nodes
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL])
 def test_no_actor_or_ray_process_outlives_a_cancelled_or_killed_driver(
-    tmp_path, signum, ending_later
+    tmp_path, signum, ending_later, request
 ):
     """SIGTERM (``langmarl jobs cancel``): the run stops, saved ``cancelled`` (Ray's own
-    SIGTERM handler does not replace langmarl's), its actors killed by ``close()``. SIGKILL:
-    nothing runs in the driver, and Ray ends the actors of a driver that died and the local
-    Ray it started. Either way nothing of the run remains."""
-    driver = subprocess.Popen([sys.executable, str(TARGET), str(tmp_path)],
+    SIGTERM handler, set by ``ray.init`` whether it joins a cluster or starts one, does not
+    replace langmarl's), its actors killed by ``close()``; this driver joins the two nodes
+    (``ray_address``), a cluster that outlives it. SIGKILL: nothing
+    runs in the driver, which started a local Ray of its own (``ray_address`` null), and Ray
+    ends the actors of a driver that died and the local Ray it started. Either way nothing
+    of the run remains."""
+    joins = [request.getfixturevalue("two_nodes")] if signum == signal.SIGTERM else []
+    driver = subprocess.Popen([sys.executable, str(TARGET), str(tmp_path), *joins],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     try:
         deadline = time.monotonic() + 240
