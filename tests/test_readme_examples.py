@@ -5,17 +5,21 @@ Each fenced block of README.md and of every page under docs/ carries a marker
 (``langmarl/testing/readme.py``); a block without one fails here. Each quick block runs in its
 own temporary directory holding a copy of the repository's ``configs/`` and a ``.venv`` link to
 the venv the tests run in, as a reader who jumps to that section would paste it into a shell
-(bash blocks) or a Python file (python blocks, run by the venv's interpreter) in a fresh clone,
-offline on the embedded model: no block may rely on what another left behind, and so the
-blocks can run in parallel. ``langmarl`` is not on the ``PATH`` the blocks get: a shell block
-activates the venv itself (its first line), as a reader's new shell needs. Each must exit 0 and
-leave the evidence ``CHECKS`` names: a quick block without a check fails too, so a new quick
-example must say what it shows. A block that appears on several pages (the README's examples
-are also in the guides) runs once.
+(bash blocks) or a Python file (python blocks) in a fresh clone, offline on the embedded model:
+no block may rely on what another left behind, and so the blocks can run in parallel. A python
+block runs as a file would in that directory, but in the test's own interpreter (the venv's):
+its imports and the embedded model, which langmarl keeps once per process
+(``shared_engine``), are loaded once per worker instead of once per block (~5 CPU-s each).
+``langmarl`` is not on the ``PATH`` the blocks get: a shell block activates the venv itself (its
+first line), as a reader's new shell needs. Each must exit 0 and leave the evidence ``CHECKS``
+names: a quick block without a check fails too, so a new quick example must say what it shows.
+A block that appears on several pages (the README's examples are also in the guides) runs once.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
@@ -23,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -329,25 +334,54 @@ def _reader_path() -> str:
     return os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep) if p != venv_bin)
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("example", QUICK, ids=[example.name for example in QUICK])
-def test_quick_example_runs_as_written(example: Example, workdir: Path) -> None:
-    check = _check_for(example)
+def _run_shell(example: Example, workdir: Path) -> tuple[int, str, str]:
+    """Exit code, stdout and stderr of a shell block run by ``bash -e`` in ``workdir``."""
     env = dict(os.environ, PYTHONPATH=str(REPO), PATH=_reader_path())
     env.pop("VIRTUAL_ENV", None)
     env.pop("OPENAI_API_KEY", None)  # quick examples run offline, on the embedded model
-    command = ["bash", "-e", "-c"] if example.language == "bash" else [sys.executable, "-c"]
     done = subprocess.run(
-        [*command, example.code],
+        ["bash", "-e", "-c", example.code],
         cwd=workdir,
         env=env,
         capture_output=True,
         text=True,
         timeout=TIMEOUT_S,
     )
-    output = done.stdout + done.stderr
-    assert done.returncode == 0, f"{example.name} failed:\n{output[-3000:]}"
-    check(workdir, done.stdout)
+    return done.returncode, done.stdout, done.stderr
+
+
+def _run_python(
+    example: Example, workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[int, str, str]:
+    """Exit code, stdout and stderr of a python block run as ``__main__`` in this interpreter
+    with ``workdir`` as the current directory (as ``python block.py`` there would)."""
+    monkeypatch.chdir(workdir)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)  # offline, on the embedded model
+    out, err, code = io.StringIO(), io.StringIO(), 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            exec(compile(example.code, example.name, "exec"), {"__name__": "__main__"})
+        except SystemExit as stop:
+            code = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
+        except Exception:
+            traceback.print_exc()
+            code = 1
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("example", QUICK, ids=[example.name for example in QUICK])
+def test_quick_example_runs_as_written(
+    example: Example, workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    check = _check_for(example)
+    if example.language == "bash":
+        code, stdout, stderr = _run_shell(example, workdir)
+    else:
+        code, stdout, stderr = _run_python(example, workdir, monkeypatch)
+    output = stdout + stderr
+    assert code == 0, f"{example.name} failed:\n{output[-3000:]}"
+    check(workdir, stdout)
     # every run the block made is where `langmarl dashboard` (no flags) and `langmarl runs` look
     outside = [r.path for r in find_runs(workdir) if workdir / "runs" not in r.path.parents]
     assert not outside, f"{example.name} wrote runs outside runs/: {outside}"
