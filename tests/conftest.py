@@ -7,9 +7,8 @@ import ctypes
 import gc
 import json
 import os
-import subprocess
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -39,29 +38,6 @@ def _tensorboard_scalars(run_dir: Path, tag: str) -> list[tuple[int, float]]:
 def tensorboard_scalars() -> Callable[[Path, str], list[tuple[int, float]]]:
     """Reads a run's TensorBoard scalars back: ``tensorboard_scalars(run_dir, tag)``."""
     return _tensorboard_scalars
-
-
-def _kill_then_finish(command: list[str], run_dir: Path, kill_points: Sequence[int]) -> None:
-    """SIGKILL ``command`` once ``run_dir`` holds each count of metrics lines in
-    ``kill_points`` (the killed run must read ``failed`` with how to resume), then run it to
-    the end: it must finish ``completed``, one attempt per start."""
-    from langmarl.store.run import RunDir
-    from langmarl.testing.processes import kill_after_metric_lines
-
-    for lines in kill_points:
-        kill_after_metric_lines(command, run_dir, lines)
-        record = RunDir(run_dir).record()
-        assert record.status == "failed" and "--resume latest" in (record.error or "")
-    final = subprocess.run(command, capture_output=True, text=True, timeout=300)
-    assert final.returncode == 0, final.stderr[-2000:]
-    record = RunDir(run_dir).record()
-    assert record.status == "completed" and record.attempts == len(kill_points) + 1
-
-
-@pytest.fixture
-def kill_then_finish() -> Callable[[list[str], Path, Sequence[int]], None]:
-    """The SIGKILL-and-resume sequence of the weight-space kill tests."""
-    return _kill_then_finish
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -19,6 +19,7 @@ A block that appears on several pages (the README's examples are also in the gui
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import io
 import json
 import os
@@ -358,6 +359,8 @@ def _run_python(
     monkeypatch.chdir(workdir)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)  # offline, on the embedded model
     out, err, code = io.StringIO(), io.StringIO(), 0
+    # the safety net a subprocess's timeout was: a hung block ends this worker, tracebacks shown
+    faulthandler.dump_traceback_later(TIMEOUT_S, exit=True)
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             exec(compile(example.code, example.name, "exec"), {"__name__": "__main__"})
@@ -366,6 +369,8 @@ def _run_python(
         except Exception:
             traceback.print_exc()
             code = 1
+        finally:
+            faulthandler.cancel_dump_traceback_later()
     return code, out.getvalue(), err.getvalue()
 
 

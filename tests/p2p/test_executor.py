@@ -77,6 +77,30 @@ def test_train_runs_kills_a_run_over_its_timeout(tmp_path: Path):
     assert "timeout" in aggregation.errors["seed_1"]
 
 
+RAISING_REWARD = '''
+def reward_fn(obs, action, next_obs, info):
+    """Fail at once.
+    LaTeX: r = 0
+    Terms:
+        zero: nothing
+    """
+    raise RuntimeError("reward broke at its first step")
+'''
+
+
+@pytest.mark.slow
+def test_a_reward_that_raises_fails_its_run_with_the_executors_log_tail(tmp_path: Path):
+    """The confined process's error crosses the wall as text: the run is left out of the
+    aggregation and its error names what the reward raised."""
+    reward = tmp_path / "reward_fn.py"
+    reward.write_text(RAISING_REWARD)
+    iteration = IterationRecord(tmp_path / "iter_1")
+    config = TrainConfig.for_env("InvertedPendulum-v5", **{**TINY, "record_video": False})
+    aggregation = train_runs(iteration, reward, [config], [1], timeout_s=200)
+    assert aggregation.runs == {}
+    assert "reward broke at its first step" in aggregation.errors["seed_1"], aggregation.errors
+
+
 def test_training_environ_keeps_only_the_allow_list():
     from langmarl.p2p.learner.executor import training_environ
 
