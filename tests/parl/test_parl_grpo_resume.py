@@ -3,9 +3,7 @@ and resumed (in process and after SIGKILL) with no step lost or repeated."""
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -105,26 +103,15 @@ def test_a_run_that_numbered_steps_from_zero_resumes_numbered_from_one(tmp_path:
 
 
 @pytest.mark.slow
-def test_sigkill_then_resume_loses_and_repeats_no_step(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_sigkill_then_resume_loses_and_repeats_no_step(tmp_path: Path) -> None:
     """A training process SIGKILLed after its second step reads ``failed`` with how to resume;
     resumed (here, in the test's process: a fresh trainer that knows only the files, and one
     torch import fewer than a second process) it completes on attempt 2 with every step and
     every episode once."""
-    from langmarl.testing.processes import kill_after_metric_lines
+    from langmarl.testing.processes import kill_then_resume_here
 
     run, steps = tmp_path / "killed", 4
-    kill_after_metric_lines([sys.executable, str(TARGET), str(run), str(steps), "0.3"], run, 2)
-    record = RunDir(run).record()
-    assert record.status == "failed" and "--resume latest" in (record.error or "")
-    monkeypatch.syspath_prepend(str(TARGET.parent))
-    target = importlib.import_module(TARGET.stem)
-    threads = torch.get_num_threads()
-    try:
-        target.main(str(run), steps, 0.0)  # resumes from the newest checkpoint it finds
-    finally:
-        torch.set_num_threads(threads)
+    kill_then_resume_here(TARGET, run, steps)
     record = RunDir(run).record()
     assert record.status == "completed" and record.attempts == 2
     assert [m["step"] for m in RunDir(run).metrics()] == list(range(1, steps + 1))
