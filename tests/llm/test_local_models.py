@@ -47,12 +47,13 @@ def test_an_agent_trained_in_weight_space_acts_through_the_client(tmp_path: Path
     moves the weights); its agent-0 folder is then the model of an LLMClient: the engine's
     weights are the base plus the trained adapter, and a request is answered by it."""
     import torch
+    from safetensors import safe_open
 
     from langmarl.llm.client import LLMClient
     from langmarl.llm.config import LLMConfig
     from langmarl.llm.local.backend import LocalBackend
     from langmarl.magrpo.config import LoRAConfig, MAGRPOConfig
-    from langmarl.magrpo.policy import load_causal_lm
+    from langmarl.magrpo.policy import embedded_model_dir
     from langmarl.magrpo.trainer import MAGRPOTrainer
 
     config = MAGRPOConfig(
@@ -76,10 +77,11 @@ def test_an_agent_trained_in_weight_space_acts_through_the_client(tmp_path: Path
     assert usage["output"] >= 1 and isinstance(text, str)
     assert backend.engine.model_name == str(agent.resolve())
 
-    base, _ = load_causal_lm("smollm2")
     served = dict(backend.engine.model.named_parameters())
     name = next(k for k in served if k.endswith("self_attn.q_proj.weight"))
-    original = dict(base.named_parameters())[name]
+    # the base's own tensor, read from the embedded model's file (not a third model load)
+    with safe_open(Path(embedded_model_dir()) / "model.safetensors", "pt") as weights:
+        original = weights.get_tensor(name)
     assert served[name].shape == original.shape
     assert not torch.equal(served[name], original), "the adapter was not merged in"
     backend.engine.close()

@@ -31,10 +31,10 @@ KEY = "serve-test-key"
 AUTH = {"Authorization": f"Bearer {KEY}"}
 HI = {"role": "user", "content": "hi"}
 MB = 1024 * 1024
-TIMEOUT_S = 4
+TIMEOUT_S = 3
 """The server's ``--request-timeout``: past the 503 test's queueing (about 1.3 s from its long
-request's start), with room to spare on a machine twice as slow; every second of it is a
-second of generation in the 504 test."""
+request's start), with room to spare on a machine twice as slow (2.6 s); every second of it is
+a second of generation in the 504 test (4 s cost the module's server a second more CPU)."""
 MAX_QUEUED = 2
 """The server's ``--max-queued``: 2, not 1, so that two requests sent together (a test below)
 are never refused while the first waits to be taken into a batch."""
