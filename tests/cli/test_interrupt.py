@@ -109,7 +109,7 @@ def test_ctrl_c_while_the_embedded_model_generates_does_not_abort(tmp_path: Path
     process = _start(["train", str(_language_config(tmp_path, llm))])
     assert process.stderr is not None
     _wait_for(process.stderr, "loaded in", timeout=120)
-    time.sleep(1.0)  # the worker is now generating the first episodes
+    time.sleep(0.5)  # the worker is now generating the first episodes
     err = _interrupt(process)
     _assert_stopped(process, err, tmp_path / "runs" / "interrupted")
 
@@ -123,7 +123,9 @@ def test_ctrl_c_stops_weight_space_training(tmp_path: Path) -> None:
     deadline = time.monotonic() + 120
     while not (output / "run.json").exists() and time.monotonic() < deadline:
         time.sleep(0.2)
-    time.sleep(2)  # inside the first step's generation
+    # run.json is written as train() starts (the models are loaded by then): a second on, the
+    # first step is generating (waiting 2 s cost the process a second more CPU)
+    time.sleep(1.0)
     _assert_stopped(process, _interrupt(process), output)
 
 
