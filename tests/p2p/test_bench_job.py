@@ -25,7 +25,7 @@ from .conftest import PENDULUM_REWARD
 REWARD = f"```python\n{PENDULUM_REWARD.strip()}\n```"
 SESSION = {
     "max_iterations": 1, "elaborate": False, "review": False, "code_judge": False,
-    "max_fix_attempts": 0, "total_timesteps": 256, "max_parallel": 1,
+    "max_fix_attempts": 0, "total_timesteps": 128, "max_parallel": 1,
     "train": {"num_steps": 128, "batch_size": 64, "n_epochs": 1, "num_evals": 1,
               "eval_episodes": 2, "max_episode_steps": 50, "record_video": False},
 }  # fmt: skip

@@ -18,11 +18,12 @@ def test_two_iterations_with_every_stage_on_the_embedded_model_end_with_a_valid_
     judge and, for the second iteration, the reviser all run on the 135M model: whatever it
     writes, the loop must end with an honest status and complete iteration records."""
     ledger = UsageLedger()
-    # 32 tokens a call: the same stages, origins and judges as at 64 here (10 calls,
-    # fallback then previous, neither judge's reply parses at either length; the loop's own
-    # CPU 13 s instead of 20); the 135M model's code is cut short at both
+    # 24 tokens a call: the same stages, origins and judges as at 32 and 64 here (11 calls,
+    # review and fix included, fallback then previous, neither judge's reply parses; the
+    # loop's own CPU 8.7 s, 9.7 at 32, 20 at 64); the 135M model's code is cut short at all
+    # three. At 16 the author's reply is too short to be reviewed: the review call goes
     llm = LLMClient(
-        LLMConfig.from_preset("local").with_overrides(max_tokens=32, timeout=300.0),
+        LLMConfig.from_preset("local").with_overrides(max_tokens=24, timeout=300.0),
         role="p2p",
         ledger=ledger,
     )
@@ -32,7 +33,7 @@ def test_two_iterations_with_every_stage_on_the_embedded_model_end_with_a_valid_
         # the structured author on the embedded model); the judge and the narrative asked of
         # a local model too, which `auto` does not
         summary_judge=True, narrative=True,
-        total_timesteps=256,
+        total_timesteps=128,  # one rollout a training: no assertion reads learning
         train={"num_steps": 128, "n_epochs": 1, "num_evals": 1, "eval_episodes": 1,
                "max_episode_steps": 50, "record_video": False},
     )  # fmt: skip

@@ -188,7 +188,7 @@ def test_a_structured_session_on_the_embedded_model_trains_and_is_checked(tmp_pa
     (``tests/p2p/test_search.py``), asked nothing of the model, and train the same way."""
     llm = LLMClient(LLMConfig.from_preset("local"), role="p2p")
     config = LoopConfig(
-        env_id="HalfCheetah-v5", max_iterations=1, pass_threshold=1.0, total_timesteps=256,
+        env_id="HalfCheetah-v5", max_iterations=1, pass_threshold=1.0, total_timesteps=128,
         elaborate=False, review=False, code_judge=False, summary_judge=False, analyze=False,
         check=check_file(tmp_path), baseline=True,
         train={"num_steps": 128, "n_epochs": 1, "num_evals": 1,
@@ -206,7 +206,7 @@ def test_a_structured_session_on_the_embedded_model_trains_and_is_checked(tmp_pa
     assert step.intent_score is not None and 0.0 <= step.intent_score <= 1.0
     assert [c.judged and c.error is None for c in step.candidates] == [True, True]
     assert step.intent_score == max(c.score or 0.0 for c in step.candidates)
-    assert result.ppo_steps == 2 * 256
+    assert result.ppo_steps == 2 * 128  # one rollout each
     assert result.scored_by == "check" and result.best_iteration == 1
     baseline = result.baseline  # the env's own reward, trained and checked alike
     assert baseline is not None and baseline.interval is not None and baseline.interval.n == 2
