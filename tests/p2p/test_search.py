@@ -18,8 +18,9 @@ import pytest
 from langmarl.p2p import SessionRecord
 from langmarl.p2p.design import candidates, search
 from langmarl.p2p.design.catalog import compile_for_env, objective_proposal, objectives
+from langmarl.p2p.design.proposals import Proposal
 from langmarl.p2p.learner.evaluation import Episode, save_trajectories
-from langmarl.p2p.reward.validation import validate_reward_code
+from langmarl.p2p.reward.validation import check_static, validate_reward_code
 
 from .conftest import FakeTrainer
 from .test_loop_checks import _run as _run_cheetah
@@ -170,14 +171,46 @@ def test_propose_refines_above_half_the_threshold_and_never_repeats() -> None:
                                                        ("backward x3", "variant")]  # fmt: skip
 
 
+def all_at_once(proposals: list[Proposal]) -> str:
+    """One reward that runs each proposal's compiled ``reward_fn`` (renamed) on the same
+    step and declares and returns every proposal's terms, prefixed ``p<i>_``: the sandbox's
+    check of finite numbers and declared terms holds for each, in one process instead of one
+    a proposal. A session validates each on its own (tests/p2p/test_structured.py, the
+    structured candidates; tests/p2p/test_session_kill_resume.py, the random ones)."""
+    codes = [compile_for_env(p).replace("def reward_fn(", f"def reward_{i}(", 1)
+             for i, p in enumerate(proposals)]  # fmt: skip
+    declared = "\n".join(f"        p{i}_{c.term}: proposal {i}"
+                          for i, p in enumerate(proposals) for c in p.components)  # fmt: skip
+    calls = ", ".join(f"reward_{i}" for i in range(len(proposals)))
+    return (
+        "\n".join(codes)
+        + f'''
+def reward_fn(obs, action, next_obs, info):
+    """Every proposal's reward on one step.
+    LaTeX: r = \\\\sum_i r_i
+    Terms:
+{declared}
+    """
+    terms = {{}}
+    for i, each in enumerate(({calls},)):
+        _, own = each(obs, action, next_obs, info)
+        terms.update({{f"p{{i}}_{{name}}": value for name, value in own.items()}})
+    return float(sum(terms.values())), terms
+'''
+    )
+
+
 @pytest.mark.parametrize("env_id", ["HalfCheetah-v5", "Hopper-v5", "InvertedPendulum-v5"])
 def test_random_proposals_and_variants_compile_and_validate(env_id: str) -> None:
     rng = random.Random(7)
     drawn = [search.random_proposal(rng, env_id) for _ in range(3)]
     made = search.variants(search.Tried(drawn[0], {}, 0.5))
-    for proposal in [*drawn, *made]:
-        result = validate_reward_code(compile_for_env(proposal), env_id)
-        assert result.ok, (proposal.describe(), result.message())
+    proposals = [*drawn, *made]
+    for proposal in proposals:
+        assert check_static(compile_for_env(proposal)).ok, proposal.describe()
+    result = validate_reward_code(all_at_once(proposals), env_id)  # real steps, sandboxed
+    assert result.ok, ([p.describe() for p in proposals], result.message())
+    assert len(result.terms) == sum(len(p.components) for p in proposals) > len(proposals)
 
 
 def test_pick_and_slots() -> None:
