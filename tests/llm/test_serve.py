@@ -32,8 +32,8 @@ AUTH = {"Authorization": f"Bearer {KEY}"}
 HI = {"role": "user", "content": "hi"}
 MB = 1024 * 1024
 TIMEOUT_S = 3
-"""The server's ``--request-timeout``: past the 503 test's queueing (about 1.3 s from its long
-request's start), with room to spare on a machine twice as slow (2.6 s); every second of it is
+"""The server's ``--request-timeout``: past the 503 test's queueing (about 0.8 s from its long
+request's start), with room to spare on a machine twice as slow (1.6 s); every second of it is
 a second of generation in the 504 test (4 s cost the module's server a second more CPU)."""
 MAX_QUEUED = 2
 """The server's ``--max-queued``: 2, not 1, so that two requests sent together (a test below)
@@ -347,9 +347,11 @@ def _idle_cpu(process: subprocess.Popen[bytes], seconds: float = 3.0) -> float:
 @pytest.mark.slow
 def test_an_abandoned_request_stops_generating(served: Served) -> None:
     for _ in range(2):
-        with pytest.raises(httpx.ReadTimeout):  # the client gives up and closes
+        # the client gives up and closes half a second in, the story generating (its prompt is
+        # some 20 tokens): each second more was a second of generation
+        with pytest.raises(httpx.ReadTimeout):
             httpx.post(served.chat_url, json=LONG, headers=AUTH,
-                       timeout=httpx.Timeout(10, read=1.0))  # fmt: skip
+                       timeout=httpx.Timeout(10, read=0.5))  # fmt: skip
     time.sleep(1.0)  # a watch interval and the token in flight
     # generating would burn a core; an idle server spends next to nothing
     assert _idle_cpu(served.process) < 0.5
@@ -367,7 +369,9 @@ def test_past_the_timeout_a_request_gets_504_and_a_stream_an_error_event(served:
         httpx.post(served.chat_url, json=LONG, headers=AUTH, timeout=120)
     ))  # fmt: skip
     plain.start()
-    time.sleep(1.0)  # generating: taken into a batch, so the stream does not wait behind it
+    # generating: taken into a batch, so the stream waits behind it (the stream generates from
+    # the plain's timeout until its own, this much later: each second was a second of CPU)
+    time.sleep(0.5)
     with httpx.stream("POST", served.chat_url, json={**LONG, "stream": True}, headers=AUTH,
                       timeout=120) as streamed:  # fmt: skip
         assert streamed.status_code == 200
@@ -394,7 +398,7 @@ def test_beyond_max_queued_a_request_gets_503(served: Served) -> None:
                    for _ in range(MAX_QUEUED)]  # fmt: skip
         for thread in waiting:
             thread.start()
-        time.sleep(1.0)  # queued behind the running batch
+        time.sleep(0.5)  # queued behind the running batch (which generates meanwhile)
         refused = httpx.post(served.chat_url, json=LONG, headers=AUTH, timeout=120)
         assert refused.status_code == 503 and refused.json()["error"]["code"] == "server_busy"
     for thread in waiting:
