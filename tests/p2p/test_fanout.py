@@ -153,7 +153,7 @@ def test_a_session_trains_two_configs_as_pinned_local_jobs_of_its_seed(tmp_path:
     try:
         config = LoopConfig(
             env_id="InvertedPendulum-v5", code_judge=False, max_iterations=1,
-            backend="local", seed=[2], train=TINY, total_timesteps=256,
+            backend="local", seed=[2], train=TINY, total_timesteps=128,
             configs=[{"learning_rate": 1e-3}, {"learning_rate": 3e-4}],
         )  # fmt: skip
         llm = ScriptedLLM(replies("SCORE: 0.9"))
