@@ -11,11 +11,13 @@ from langmarl.p2p import IterationRecord, TrainConfig, train_runs
 from .conftest import CLASS_REWARD, PENDULUM_REWARD
 
 TINY = {
-    "total_timesteps": 256, "num_steps": 128, "batch_size": 64, "n_epochs": 1, "num_evals": 2,
+    "total_timesteps": 256, "num_steps": 128, "batch_size": 64, "n_epochs": 1, "num_evals": 1,
     "eval_episodes": 2, "max_episode_steps": 25, "video_width": 160, "video_height": 128,
 }  # fmt: skip
-"""Two evaluation episodes: the p10 and p90 videos are of different ones (rendering, not
-training, is most of a run's CPU here)."""
+"""Two rollouts (the first row before any PPO update, the last after one); one evaluation, at
+the end (rendering, not training, is most of a run's CPU here; evaluations spaced over a run
+are tests/plots/test_plot_real_runs.py's), of two episodes: the p10 and p90 videos are of
+different ones."""
 
 
 def _assert_contract(record: IterationRecord) -> None:
@@ -25,7 +27,7 @@ def _assert_contract(record: IterationRecord) -> None:
     training, evaluation = record.parse_scalars()
     assert set(training[0]["term_means"]) == {"backward", "ctrl"}
     assert training[0]["env_reward_mean"] is not None
-    assert [row["step"] for row in evaluation] == [128, 256]
+    assert [row["step"] for row in evaluation] == [256]
     assert "train/value_loss" not in training[0]  # no PPO update before the first rollout
     assert training[-1]["train/value_loss"] > 0 and "train/approx_kl" in training[-1]
     summary = record.read_summary()
