@@ -40,6 +40,39 @@ def tensorboard_scalars() -> Callable[[Path, str], list[tuple[int, float]]]:
     return _tensorboard_scalars
 
 
+def _kill_then_resume_here(target: Path, run_dir: Path, steps: int, kill_at: int = 2) -> None:
+    """Run the training script ``target`` (``target RUN_DIR STEPS SLEEP_S``, resuming from the
+    newest checkpoint it finds) in a process, SIGKILL it after ``kill_at`` steps, check that
+    the run reads ``failed`` with how to resume, then resume it in this process by calling the
+    script's ``main(run_dir, steps, 0.0)``: a fresh trainer that knows only the files, and one
+    torch import fewer than a second process."""
+    import importlib
+    import sys
+
+    import torch
+
+    from langmarl.store.run import RunDir
+    from langmarl.testing.processes import kill_after_metric_lines
+
+    command = [sys.executable, str(target), str(run_dir), str(steps), "0.3"]
+    kill_after_metric_lines(command, run_dir, kill_at)
+    record = RunDir(run_dir).record()
+    assert record.status == "failed" and "--resume latest" in (record.error or ""), record
+    threads, path = torch.get_num_threads(), list(sys.path)
+    sys.path.insert(0, str(target.parent))
+    try:
+        importlib.import_module(target.stem).main(str(run_dir), steps, 0.0)
+    finally:
+        torch.set_num_threads(threads)  # the script sets its own
+        sys.path[:] = path
+
+
+@pytest.fixture
+def kill_then_resume_here() -> Callable[..., None]:
+    """The weight-space kill tests' sequence: ``kill_then_resume_here(target, run_dir, steps)``."""
+    return _kill_then_resume_here
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """For ``pytest -n N --dist loadgroup`` (``dev.py test``): the tests of a module that

@@ -74,33 +74,3 @@ def cpu_seconds(pid: int) -> float:
     if fields is None:
         raise ProcessLookupError(pid)
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def kill_then_resume_here(target: Path, run_dir: Path, steps: int, kill_at: int = 2) -> None:
-    """The weight-space kill tests' sequence: run the training script ``target`` (``target
-    RUN_DIR STEPS SLEEP_S``, resuming from the newest checkpoint it finds) in a process,
-    SIGKILL it after ``kill_at`` steps, check that the run reads ``failed`` with how to resume,
-    then resume it in this process by calling the script's ``main(run_dir, steps, 0.0)``: a
-    fresh trainer that knows only the files, one torch import fewer than a second process.
-
-    Raises:
-        AssertionError: if the killed run does not read ``failed`` with ``--resume latest``.
-    """
-    import importlib
-    import sys
-
-    import torch
-
-    from langmarl.store.run import RunDir
-
-    command = [sys.executable, str(target), str(run_dir), str(steps), "0.3"]
-    kill_after_metric_lines(command, run_dir, kill_at)
-    record = RunDir(run_dir).record()
-    assert record.status == "failed" and "--resume latest" in (record.error or ""), record
-    threads, path = torch.get_num_threads(), list(sys.path)
-    sys.path.insert(0, str(target.parent))
-    try:
-        importlib.import_module(target.stem).main(str(run_dir), steps, 0.0)
-    finally:
-        torch.set_num_threads(threads)  # the script sets its own
-        sys.path[:] = path

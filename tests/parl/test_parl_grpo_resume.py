@@ -103,13 +103,13 @@ def test_a_run_that_numbered_steps_from_zero_resumes_numbered_from_one(tmp_path:
 
 
 @pytest.mark.slow
-def test_sigkill_then_resume_loses_and_repeats_no_step(tmp_path: Path) -> None:
+def test_sigkill_then_resume_loses_and_repeats_no_step(
+    tmp_path: Path, kill_then_resume_here
+) -> None:
     """A training process SIGKILLed after its second step reads ``failed`` with how to resume;
     resumed (here, in the test's process: a fresh trainer that knows only the files, and one
     torch import fewer than a second process) it completes on attempt 2 with every step and
     every episode once."""
-    from langmarl.testing.processes import kill_then_resume_here
-
     run, steps = tmp_path / "killed", 4
     kill_then_resume_here(TARGET, run, steps)
     record = RunDir(run).record()
