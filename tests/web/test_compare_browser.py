@@ -126,7 +126,13 @@ def test_compare_downloads_and_latex_in_a_real_browser(
         formula = page.locator("#iterations .reward-formula")
         expect(formula.locator("math mfrac")).to_have_count(1)
         expect(formula.locator("math")).to_contain_text("θ")
-        assert formula.locator("math").bounding_box()["width"] > 20  # drawn, not hidden
+        # drawn, not hidden: measured in the page, again until it holds (the run page redraws
+        # its sections as its data comes in; beside busy cores a measure between a redraw's
+        # removal and insertion found no box, once)
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('#iterations .reward-formula math')]"
+            ".some(m => m.getBoundingClientRect().width > 20)"
+        )
         page.goto(f"{url}/#/run/broken")
         broken = page.locator("#iterations .reward-formula")
         expect(broken.locator("code.latex")).to_have_text("r = x^")
