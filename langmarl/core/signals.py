@@ -14,15 +14,26 @@ coroutine has unwound. Why: raised inside a task that ``gather`` awaits, a
 it while ``asyncio.run`` cancels the rest, so the coroutine recording the run's status could
 end without running its ``finally`` (``run.json`` stayed ``running`` in 16 of 120 runs
 SIGTERMed at random moments, issue 37).
+
+Python drops an exception raised where nothing can receive it (an at-fork hook such as
+``logging``'s, run when a ``Popen`` with a ``preexec_fn`` forks; a ``__del__``; a weakref
+callback) and reports it to :data:`sys.unraisablehook`. An interrupt whose handler ran there
+was lost: a p2p bench stopped while starting a sandboxed process ran on to its last case
+("Exception ignored in: <function _releaseLock>"). :func:`cancel_on_sigterm` (so
+:func:`stop_on_signals` too) installs a hook that sends such an interrupt again, a moment
+later, to be raised in ordinary code.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from types import FrameType
+from typing import Any
 
 CANCELLED_ERROR = "cancelled (SIGTERM)"
 
@@ -43,18 +54,29 @@ def termination_requested() -> bool:
     return _terminated.is_set()
 
 
+_resent = threading.Event()
+"""Set while a SIGTERM whose :class:`RunCancelled` Python dropped is sent again."""
+
+RESEND_DELAY_S = 0.05
+"""How long after a dropped interrupt it is sent again: time for the code that dropped it (an
+at-fork hook, a ``__del__``) to return, so the handler runs in code that can raise."""
+
+
 def _on_sigterm(signum: int, frame: object) -> None:
-    if _terminated.is_set():  # a second SIGTERM must not break the first one's cleanup
-        return
+    if _terminated.is_set() and not _resent.is_set():
+        return  # a second SIGTERM must not break the first one's cleanup
+    _resent.clear()
     _terminated.set()
     raise RunCancelled(CANCELLED_ERROR)
 
 
 def cancel_on_sigterm() -> None:
     """Make SIGTERM unwind like Ctrl-C, so the run ends ``cancelled`` with its files intact
-    (the ``langmarl`` command installs it; a no-op outside the main thread)."""
+    (the ``langmarl`` command installs it; a no-op outside the main thread). An interrupt that
+    Python dropped is sent again (:func:`resend_dropped_interrupts`)."""
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _on_sigterm)
+        resend_dropped_interrupts()
 
 
 _interrupted = threading.Event()
@@ -81,6 +103,37 @@ def stop_on_signals() -> None:
     cancel_on_sigterm()
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, _on_sigint)
+
+
+def resend_dropped_interrupts() -> None:
+    """Make :data:`sys.unraisablehook` send a dropped interrupt again (installed once; other
+    exceptions go on to the hook it replaced)."""
+    if not isinstance(sys.unraisablehook, _DroppedHook):
+        sys.unraisablehook = _DroppedHook(sys.unraisablehook)
+
+
+class _DroppedHook:
+    """``sys.unraisablehook``: an interrupt of our handlers that Python dropped is sent to this
+    process again after :data:`RESEND_DELAY_S`; anything else goes to ``previous``."""
+
+    def __init__(self, previous: Callable[[Any], object]) -> None:
+        self.previous = previous
+
+    def __call__(self, unraisable: Any) -> None:
+        dropped = unraisable.exc_value
+        if isinstance(dropped, RunCancelled) and termination_requested():
+            _resent.set()
+            _send_later(signal.SIGTERM)
+        elif isinstance(dropped, KeyboardInterrupt) and _interrupted.is_set():
+            _send_later(signal.SIGINT)
+        else:
+            self.previous(unraisable)
+
+
+def _send_later(signum: signal.Signals) -> None:
+    timer = threading.Timer(RESEND_DELAY_S, os.kill, (os.getpid(), signum))
+    timer.daemon = True
+    timer.start()
 
 
 @contextlib.contextmanager

@@ -1,0 +1,85 @@
+"""An interrupt that Python drops is sent again (issue 37).
+
+A p2p bench stopped through the API ran on to its last case: the SIGTERM arrived while a
+sandboxed process was being started, its handler ran inside ``logging``'s at-fork hook (a
+``Popen`` with a ``preexec_fn`` runs them), and Python dropped the ``RunCancelled`` it raised
+("Exception ignored in: <function _releaseLock>"). Each case runs in a fresh interpreter:
+the handlers, the hook and the at-fork hook are process-wide.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+DROPPED_IN_A_FORK = """
+import os, signal, subprocess, sys, time
+from langmarl.core import signals
+signals.stop_on_signals()
+signum = signal.{name}
+# the interrupt comes while Popen forks: its handler runs in an at-fork hook, which drops it
+os.register_at_fork(after_in_parent=lambda: signal.raise_signal(signum))
+try:
+    subprocess.run(["true"], preexec_fn=lambda: None)
+    print("the run went on", flush=True)
+    time.sleep(30)
+    print("never interrupted")
+except KeyboardInterrupt as interrupt:
+    print(type(interrupt).__name__, signals.termination_requested(), signals.interrupt_requested())
+"""
+
+
+@pytest.mark.parametrize(
+    ("name", "raised"),
+    [("SIGTERM", "RunCancelled True True"), ("SIGINT", "KeyboardInterrupt False True")],
+)
+def test_an_interrupt_dropped_in_an_at_fork_hook_is_raised_after_it(name: str, raised: str):
+    done = subprocess.run(
+        [sys.executable, "-c", DROPPED_IN_A_FORK.format(name=name)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.stdout.splitlines() == ["the run went on", raised], (done.stdout, done.stderr)
+    assert "Exception ignored" not in done.stderr, done.stderr
+
+
+OTHER_DROPPED = """
+import signal
+from langmarl.core import signals
+signals.stop_on_signals()
+signals.stop_on_signals()  # installed once: the hook is not wrapped twice
+
+class Broken:
+    def __del__(self):
+        raise ValueError("not an interrupt")
+
+Broken()
+print(signals.termination_requested(), signals.interrupt_requested())
+"""
+
+
+def test_other_dropped_exceptions_are_reported_as_before() -> None:
+    done = subprocess.run([sys.executable, "-c", OTHER_DROPPED], capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    assert done.returncode == 0 and done.stdout == "False False\n", done.stderr
+    assert done.stderr.count("Exception ignored") == 1 and "not an interrupt" in done.stderr
+
+
+def test_a_second_sigterm_during_the_cleanup_is_still_ignored() -> None:
+    """Sending the dropped SIGTERM again must not make every later SIGTERM raise."""
+    code = """
+import os, signal, time
+from langmarl.core import signals
+signals.stop_on_signals()
+try:
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(30)
+except signals.RunCancelled:
+    os.kill(os.getpid(), signal.SIGTERM)  # while the run saves its files
+    time.sleep(0.5)
+    print("cleanup finished")
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    assert done.stdout == "cleanup finished\n", (done.stdout, done.stderr)
