@@ -29,8 +29,11 @@ from langmarl.testing.processes import wait_until
 def cluster() -> Iterator[None]:
     """A two-CPU local cluster with a small object store, shut down afterwards."""
     with tempfile.TemporaryDirectory(prefix="ray") as temp:
+        # worker_niceness 0: at Ray's default (15) the jobs' actors, and the commands they
+        # start, got 2% of a core beside the suite's other workers
         ray.init(num_cpus=2, include_dashboard=False, object_store_memory=80 * 2**20,
-                 namespace="langmarl-jobs", _temp_dir=temp, log_to_driver=False)  # fmt: skip
+                 namespace="langmarl-jobs", _temp_dir=temp, log_to_driver=False,
+                 _system_config={"worker_niceness": 0})  # fmt: skip
         try:
             yield
         finally:

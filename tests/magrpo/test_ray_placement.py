@@ -85,6 +85,17 @@ def test_ray_placement_without_ray_names_the_extra(monkeypatch) -> None:
     assert MAGRPOConfig().placement == "process"  # the default needs no Ray
 
 
+def test_only_a_local_ray_the_run_starts_gets_its_workers_niceness(monkeypatch) -> None:
+    from langmarl.magrpo.placement.cluster import NICENESS_ENV_VAR, _local_ray_options
+
+    monkeypatch.delenv(NICENESS_ENV_VAR, raising=False)
+    started = {"_system_config": {"worker_niceness": 0}}
+    assert _local_ray_options(None) == _local_ray_options("local") == started
+    assert _local_ray_options("auto") == _local_ray_options("10.0.0.5:6379") == {}  # joined
+    monkeypatch.setenv(NICENESS_ENV_VAR, "15")  # the user's choice stands (Ray reads it)
+    assert _local_ray_options(None) == {}
+
+
 def test_an_unreachable_ray_address_is_one_line() -> None:
     port = _free_port()  # nothing listens there once the probe is closed
     with pytest.raises(ConfigError, match=rf"'127.0.0.1:{port}' is unreachable") as error:
@@ -271,6 +282,10 @@ def ending_later() -> Iterator[list[tuple[str, list[int]]]]:
     assert not lingering, f"still running 4 min after they should have ended: {lingering}"
 
 
+def _niceness(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+
+
 def _descendants(roots: set[int]) -> set[int]:
     """``roots`` and every process below them (read from /proc)."""
     parents = {}
@@ -318,7 +333,10 @@ def two_nodes():
 
     temp = Path(tempfile.mkdtemp(prefix="lmray", dir="/tmp"))  # short: socket paths ≤ 107
     port = _free_port()
-    env = {**os.environ, "RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
+    # The actors at the priority of the suite's other processes: at Ray's default niceness
+    # (15) they got 2% of a core beside the other workers' model runs (cluster.py).
+    env = {**os.environ, "RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0",
+           "RAY_worker_niceness": "0"}  # fmt: skip
     head = ["--head", f"--port={port}", "--include-dashboard=false",
             f"--ray-client-server-port={_free_port()}"]  # fmt: skip
     try:
@@ -616,6 +634,8 @@ def test_no_actor_or_ray_process_outlives_a_cancelled_or_killed_driver(
         below = _descendants({driver.pid}) - {driver.pid}  # the local Ray, the actors' workers
         actors = json.loads((tmp_path / "pids.json").read_text())["actors"]
         assert set(actors) <= below or all(_alive(pid) for pid in actors)
+        if not joins:  # a local Ray the run started: its actors at the run's priority
+            assert [_niceness(pid) for pid in actors] == [0] * len(actors)
         driver.send_signal(signum)
         assert driver.wait(timeout=120) != 0
         ray = below | set(actors)
