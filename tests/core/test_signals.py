@@ -17,6 +17,7 @@ import pytest
 DROPPED_IN_A_FORK = """
 import os, signal, subprocess, sys, time
 from langmarl.core import signals
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal (xdist ignores it)
 signals.stop_on_signals()
 signum = signal.{name}
 # the interrupt comes while Popen forks: its handler runs in an at-fork hook, which drops it
