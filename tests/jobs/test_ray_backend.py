@@ -23,21 +23,16 @@ from langmarl.jobs.ray_backend import RayBackend
 from langmarl.store.run import RunDir
 from langmarl.testing.openai_stub import OpenAIStub
 from langmarl.testing.processes import wait_until
+from langmarl.testing.ray_nodes import ray_nodes
 
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[None]:
-    """A two-CPU local cluster with a small object store, shut down afterwards."""
-    with tempfile.TemporaryDirectory(prefix="ray") as temp:
-        # worker_niceness 0: at Ray's default (15) the jobs' actors, and the commands they
-        # start, got 2% of a core beside the suite's other workers
-        ray.init(num_cpus=2, include_dashboard=False, object_store_memory=80 * 2**20,
-                 namespace="langmarl-jobs", _temp_dir=temp, log_to_driver=False,
-                 _system_config={"worker_niceness": 0})  # fmt: skip
-        try:
-            yield
-        finally:
-            ray.shutdown()
+    """A two-CPU Ray node with a small object store (``ray start``), joined and stopped
+    afterwards (``langmarl.testing.ray_nodes``: a local Ray from ``ray.init`` would leave
+    this process unable to run actors on the placement tests' cluster)."""
+    with ray_nodes([2], object_store_mb=80, namespace="langmarl-jobs", log_to_driver=False):
+        yield
 
 
 def _logs(backend: RayBackend, job_id: str) -> str:

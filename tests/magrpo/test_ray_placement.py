@@ -8,15 +8,12 @@ CPU each), stopped by pid in the fixture's finalizer.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,6 +27,7 @@ from langmarl.magrpo.placement import AgentActorDied
 from langmarl.magrpo.placement.cluster import check_reachable, check_resources
 from langmarl.magrpo.trainer import MAGRPOTrainer
 from langmarl.store.run import RunDir
+from langmarl.testing.ray_nodes import alive, all_gone, descendants, free_port, ray_nodes
 
 DATA = [{"prompt": "Say hi."}, {"prompt": "Name a color."}, {"prompt": "Count to three."}]
 
@@ -46,35 +44,8 @@ def _trainer(models, tokenizers, run_dir: Path, reward=length_reward, **override
                          train_dataset=DATA)  # fmt: skip
 
 
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie, ended but not yet reaped, counts as gone)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
-
-
-def _all_gone(pids: list[int], within_s: float = 20.0) -> bool:
-    deadline = time.monotonic() + within_s
-    while time.monotonic() < deadline:
-        if not any(_alive(pid) for pid in pids):
-            return True
-        time.sleep(0.2)
-    return False
-
-
 def _losses_and_rewards(history: list[dict[str, Any]]) -> list[tuple[float, ...]]:
     return [(m["reward_mean"], m["agent-0/loss"], m["agent-1/loss"]) for m in history]
-
-
-RAY = Path(sys.executable).with_name("ray")
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 # -- bad input, one line each (no Ray started) -------------------------------------------------
@@ -97,7 +68,7 @@ def test_only_a_local_ray_the_run_starts_gets_its_workers_niceness(monkeypatch) 
 
 
 def test_an_unreachable_ray_address_is_one_line() -> None:
-    port = _free_port()  # nothing listens there once the probe is closed
+    port = free_port()  # nothing listens there once the probe is closed
     with pytest.raises(ConfigError, match=rf"'127.0.0.1:{port}' is unreachable") as error:
         check_reachable(f"127.0.0.1:{port}")
     assert "\n" not in str(error.value) and "ray start --head" in str(error.value)
@@ -129,7 +100,7 @@ def test_a_trainer_without_ray_support_refuses_before_starting_ray(tiny_models, 
 
 def test_an_unreachable_ray_address_stops_the_trainer_before_ray_starts(tiny_models, tmp_path):
     models, tokenizers = tiny_models
-    address = f"127.0.0.1:{_free_port()}"
+    address = f"127.0.0.1:{free_port()}"
     with pytest.raises(ConfigError, match="is unreachable"):
         _trainer(models, tokenizers, tmp_path, placement="ray", ray_address=address)
 
@@ -162,7 +133,7 @@ def test_the_command_says_bad_ray_input_in_one_line_before_ray_starts(
 ) -> None:
     import ray
 
-    port = _free_port()
+    port = free_port()
     already = ray.is_initialized()  # a cluster this process joined (-p no:xdist): checked too
     settings = [s.format(port=port) for s in ["trainer.placement=ray", *settings]]
     err = _cli_error(monkeypatch, capsys, tmp_path, *settings)
@@ -278,7 +249,7 @@ def ending_later() -> Iterator[list[tuple[str, list[int]]]]:
     by a test are checked when the session (this worker) ends, so no worker waits for them."""
     pending: list[tuple[str, list[int]]] = []
     yield pending
-    lingering = [what for what, pids in pending if not _all_gone(pids, 240)]
+    lingering = [what for what, pids in pending if not all_gone(pids, 240)]
     assert not lingering, f"still running 4 min after they should have ended: {lingering}"
 
 
@@ -286,75 +257,12 @@ def _niceness(pid: int) -> int:
     return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
 
 
-def _descendants(roots: set[int]) -> set[int]:
-    """``roots`` and every process below them (read from /proc)."""
-    parents = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:  # the process ended meanwhile
-            continue
-        parents[int(stat.parent.name)] = int(fields[1])
-    found, grew = set(roots), True
-    while grew:
-        below = {pid for pid, parent in parents.items() if parent in found} - found
-        found, grew = found | below, bool(below)
-    return found
-
-
-def _stop_nodes(temp: Path) -> None:
-    """End the processes of the nodes started with ``--temp-dir temp`` (their command lines
-    name it) and every process below them (the actors' workers), by pid: ``ray stop`` would
-    stop every Ray of the machine, other runs' too."""
-    roots = set()
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            if str(temp) in cmdline.read_text(errors="replace"):
-                roots.add(int(cmdline.parent.name))
-        except OSError:
-            continue
-    pids = _descendants(roots) - {os.getpid()}
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        for pid in pids:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, sig)
-        if _all_gone(sorted(pids), within_s=10):
-            return
-
-
 @pytest.fixture(scope="module")
-def two_nodes():
+def two_nodes() -> Iterator[str]:
     """Two Ray nodes of one CPU each on this machine (``ray start --head`` and ``ray start
-    --address``), this process joined as the driver. Ray 2.60's ``ray start`` turns on token
-    authentication, which a node joining needs the head's token for; this local cluster
-    opts out (``RAY_AUTH_MODE=disabled``) so nothing is read outside the repository.
-    Yields the head's address."""
-    import ray
-
-    temp = Path(tempfile.mkdtemp(prefix="lmray", dir="/tmp"))  # short: socket paths ≤ 107
-    port = _free_port()
-    # The actors at the priority of the suite's other processes: at Ray's default niceness
-    # (15) they got 2% of a core beside the other workers' model runs (cluster.py).
-    env = {**os.environ, "RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0",
-           "RAY_worker_niceness": "0"}  # fmt: skip
-    head = ["--head", f"--port={port}", "--include-dashboard=false",
-            f"--ray-client-server-port={_free_port()}"]  # fmt: skip
-    try:
-        for role in (head, [f"--address=127.0.0.1:{port}"]):
-            # Ports whose defaults are fixed get free ones: other Ray clusters may run here.
-            ports = [f"--dashboard-agent-listen-port={_free_port()}",
-                     f"--metrics-export-port={_free_port()}"]  # fmt: skip
-            # No log monitor: the actors' output is not forwarded here (their errors are).
-            command = [str(RAY), "start", *role, *ports, "--num-cpus=1", f"--temp-dir={temp}",
-                       "--disable-usage-stats", "--include-log-monitor=false"]  # fmt: skip
-            subprocess.run(command, env=env, check=True, capture_output=True, timeout=180)
-        ray.init(address=f"127.0.0.1:{port}", logging_level="WARNING")
-        assert len([n for n in ray.nodes() if n["Alive"]]) == 2
-        yield f"127.0.0.1:{port}"
-    finally:
-        ray.shutdown()
-        _stop_nodes(temp)
-        shutil.rmtree(temp, ignore_errors=True)
+    --address``), this process joined as the driver. Yields the head's address."""
+    with ray_nodes([1, 1]) as address:
+        yield address
 
 
 def completion_length(samples):
@@ -382,7 +290,7 @@ def test_rollouts_apart_on_two_nodes_train_as_in_process(two_nodes, tiny_models,
         ray_history = on_ray.train()
     finally:
         on_ray.close()
-    assert _all_gone([agent["pid"], rollout["pid"]]), "an actor outlived trainer.close()"
+    assert all_gone([agent["pid"], rollout["pid"]]), "an actor outlived trainer.close()"
     # The actors got copies of the models: these are still the untrained ones.
     process_history = _trainer(models[:1], tokenizers[:1], tmp_path / "process", **one).train()
     values = [[(m["reward_mean"], m["agent-0/loss"]) for m in h]
@@ -446,7 +354,7 @@ def test_the_embedded_model_on_two_nodes_matches_the_in_process_run(two_nodes, t
     finally:
         on_ray.close()
     assert all(b["generate"] > 0 and b["update"] > 0 for b in busy)  # what the benchmark reads
-    assert _all_gone(pids), "an agent actor outlived trainer.close()"
+    assert all_gone(pids), "an agent actor outlived trainer.close()"
     for step in (1, 2):  # the actors wrote the checkpoints into the driver's run directory
         assert (tmp_path / "ray" / "checkpoints" / f"step-{step:06d}" / "agent-1").is_dir()
     assert RunDir(tmp_path / "ray").record().status == "completed"
@@ -544,7 +452,7 @@ def test_parl_grpo_on_ray_trains_as_in_process(two_nodes, tiny_models, tmp_path)
         ray_history = on_ray.train()
     finally:
         on_ray.close()
-    assert _all_gone([info["pid"]]), "the orchestrator's actor outlived trainer.close()"
+    assert all_gone([info["pid"]]), "the orchestrator's actor outlived trainer.close()"
     process_history = _parl_grpo(model, tokenizer, tmp_path / "process").train()
     keys = sorted(k for k, v in process_history[0].items()
                   if isinstance(v, float) and not k.endswith("seconds"))  # fmt: skip
@@ -589,7 +497,7 @@ def test_a_killed_actor_stops_the_step_and_the_run_resumes_every_step_once(
     pids = [info["pid"] for info in first.placement.details]
     with pytest.raises(AgentActorDied, match=r"agent-1's Ray actor died during its update"):
         first.train()
-    assert reward.killed and _all_gone(pids), "the surviving actor outlived the failed run"
+    assert reward.killed and all_gone(pids), "the surviving actor outlived the failed run"
     assert RunDir(tmp_path).record().status == "failed"
     assert [m["step"] for m in RunDir(tmp_path).metrics()] == [1]
 
@@ -601,7 +509,7 @@ def test_a_killed_actor_stops_the_step_and_the_run_resumes_every_step_once(
     assert [m["step"] for m in history] == [2]
     assert [m["step"] for m in RunDir(tmp_path).metrics()] == [1, 2]  # each step once
     assert RunDir(tmp_path).record().status == "completed"
-    assert _all_gone(pids)
+    assert all_gone(pids)
     with pytest.raises(ConfigError, match="agent-0's Ray actor was stopped"):
         second.evaluate()
 
@@ -631,9 +539,9 @@ def test_no_actor_or_ray_process_outlives_a_cancelled_or_killed_driver(
             assert time.monotonic() < deadline, "the driver's actors never started"
             time.sleep(0.5)
         time.sleep(2)  # into a step
-        below = _descendants({driver.pid}) - {driver.pid}  # the local Ray, the actors' workers
+        below = descendants({driver.pid}) - {driver.pid}  # the local Ray, the actors' workers
         actors = json.loads((tmp_path / "pids.json").read_text())["actors"]
-        assert set(actors) <= below or all(_alive(pid) for pid in actors)
+        assert set(actors) <= below or all(alive(pid) for pid in actors)
         if not joins:  # a local Ray the run started: its actors at the run's priority
             assert [_niceness(pid) for pid in actors] == [0] * len(actors)
         driver.send_signal(signum)
@@ -646,7 +554,7 @@ def test_no_actor_or_ray_process_outlives_a_cancelled_or_killed_driver(
             agents = {pid for pid in ray if _cmdline(pid).startswith(RAY_AGENTS)}
             ending_later.append(("the Ray agents of a SIGKILLed driver", sorted(agents)))
             ray -= agents
-        assert _all_gone(sorted(ray), 60), "a Ray process outlived the run"
+        assert all_gone(sorted(ray), 60), "a Ray process outlived the run"
         if signum == signal.SIGTERM:
             assert RunDir(tmp_path / "run").record().status == "cancelled"
     finally:
