@@ -103,7 +103,7 @@ def connect(config: TrainerConfig) -> bool:
 
 def _local_ray_options(address: str | None) -> dict[str, Any]:
     """``ray.init``'s options for a Ray the run starts here (``address`` null or "local"):
-    its workers at niceness 0 (:data:`NICENESS_ENV_VAR`). None for a cluster it joins."""
+    its workers at niceness 0 (:data:`NICENESS_ENV_VAR`); none for a cluster it joins."""
     if address not in (None, "local") or NICENESS_ENV_VAR in os.environ:
         return {}
     return {"_system_config": {"worker_niceness": 0}}
