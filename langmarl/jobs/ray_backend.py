@@ -241,9 +241,10 @@ class RayBackend(StoredJobs):
 
     Args:
         runs_dir: Where runs land (``<runs_dir>/<job_id>``) and jobs are recorded.
-        address: ``None`` (connect to the Ray already initialised in this process, else
-            start a local one), ``"auto"`` (the cluster this node belongs to) or
-            ``"ray://host:10001"``.
+        address: ``None`` (the Ray already initialised in this process, else what
+            ``ray.init()`` finds: ``$RAY_ADDRESS``, a Ray started on this machine, or a new
+            local one, whose workers run at Ray's niceness 15), ``"auto"`` (the cluster this
+            node belongs to) or ``"ray://host:10001"``.
         sync: ``auto``, ``shared`` (nodes see ``runs_dir``) or ``copy`` (runs come back as
             archives).
         grace_s: Seconds a cancelled job has to save its run before it is killed.
