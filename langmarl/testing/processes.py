@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import time
 from collections.abc import Callable, Sequence
@@ -74,3 +75,40 @@ def cpu_seconds(pid: int) -> float:
     if fields is None:
         raise ProcessLookupError(pid)
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def free_port() -> int:
+    """A TCP port of 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, ended but not yet reaped, counts as gone)."""
+    fields = stat_fields(pid)
+    return fields is not None and fields[0] != "Z"
+
+
+def all_gone(pids: Sequence[int], within_s: float = 20.0) -> bool:
+    """Whether every one of ``pids`` ended within ``within_s`` seconds."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        if not any(alive(pid) for pid in pids):
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def descendants(roots: set[int]) -> set[int]:
+    """``roots`` and every process below them (read from /proc)."""
+    parents = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        fields = stat_fields(int(stat.parent.name))
+        if fields is not None:  # None: the process ended meanwhile
+            parents[int(stat.parent.name)] = int(fields[1])
+    found, grew = set(roots), True
+    while grew:
+        below = {pid for pid, parent in parents.items() if parent in found} - found
+        found, grew = found | below, bool(below)
+    return found

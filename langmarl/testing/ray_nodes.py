@@ -14,57 +14,15 @@ import contextlib
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from langmarl.testing.processes import all_gone, descendants, free_port
+
 RAY = Path(sys.executable).with_name("ray")
-
-
-def free_port() -> int:
-    """A TCP port nothing listens on now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie, ended but not yet reaped, counts as gone)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
-
-
-def all_gone(pids: Sequence[int], within_s: float = 20.0) -> bool:
-    """Whether every one of ``pids`` ended within ``within_s`` seconds."""
-    deadline = time.monotonic() + within_s
-    while time.monotonic() < deadline:
-        if not any(alive(pid) for pid in pids):
-            return True
-        time.sleep(0.2)
-    return False
-
-
-def descendants(roots: set[int]) -> set[int]:
-    """``roots`` and every process below them (read from /proc)."""
-    parents = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:  # the process ended meanwhile
-            continue
-        parents[int(stat.parent.name)] = int(fields[1])
-    found, grew = set(roots), True
-    while grew:
-        below = {pid for pid, parent in parents.items() if parent in found} - found
-        found, grew = found | below, bool(below)
-    return found
 
 
 def stop_nodes(temp: Path) -> None:

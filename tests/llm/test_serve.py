@@ -24,7 +24,7 @@ import pytest
 
 from langmarl.core.errors import ConfigError
 from langmarl.llm.server import check_bind
-from langmarl.testing.processes import cpu_seconds, rss_mb
+from langmarl.testing.processes import cpu_seconds, free_port, rss_mb
 from langmarl.testing.reference import greedy_reply
 
 KEY = "serve-test-key"
@@ -38,12 +38,6 @@ a second of generation in the 504 test (4 s cost the module's server a second mo
 MAX_QUEUED = 2
 """The server's ``--max-queued``: 2, not 1, so that two requests sent together (a test below)
 are never refused while the first waits to be taken into a batch."""
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @dataclass

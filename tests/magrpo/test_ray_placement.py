@@ -22,12 +22,14 @@ from typing import Any
 import pytest
 
 from langmarl.core.errors import ConfigError, MissingDependencyError
+from langmarl.core.processes import stat_fields
 from langmarl.magrpo.config import MAGRPOConfig
 from langmarl.magrpo.placement import AgentActorDied
 from langmarl.magrpo.placement.cluster import check_reachable, check_resources
 from langmarl.magrpo.trainer import MAGRPOTrainer
 from langmarl.store.run import RunDir
-from langmarl.testing.ray_nodes import alive, all_gone, descendants, free_port, ray_nodes
+from langmarl.testing.processes import alive, all_gone, descendants, free_port
+from langmarl.testing.ray_nodes import ray_nodes
 
 DATA = [{"prompt": "Say hi."}, {"prompt": "Name a color."}, {"prompt": "Count to three."}]
 
@@ -254,7 +256,7 @@ def ending_later() -> Iterator[list[tuple[str, list[int]]]]:
 
 
 def _niceness(pid: int) -> int:
-    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+    return int((stat_fields(pid) or [])[16])
 
 
 @pytest.fixture(scope="module")

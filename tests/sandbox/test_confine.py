@@ -12,6 +12,7 @@ import langmarl.sandbox.confine as confine
 from langmarl.core.errors import SandboxError
 from langmarl.sandbox import SandboxLimits, run_python
 from langmarl.sandbox.confine import ConfinedProcess, Confinement, Target, inherit_environ
+from langmarl.testing.processes import alive
 
 
 def test_targets_from_command_lines() -> None:
@@ -149,13 +150,6 @@ def test_a_confined_process_dies_with_the_process_that_started_it(
     assert len(pids) == 2 and pids[0] != pids[1]  # the supervisor and the target's process
     starter.send_signal(signal.SIGKILL)
     starter.wait()
-
-    def alive(pid: int) -> bool:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
-        except FileNotFoundError:
-            return False
-        return state != "Z"
 
     deadline = time.monotonic() + 60  # a safety net: the signal is immediate
     while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
