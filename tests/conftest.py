@@ -21,6 +21,14 @@ if os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
     os.environ.setdefault("OMP_NUM_THREADS", os.environ["LANGMARL_TORCH_THREADS"])  # torch's own
 
 
+@pytest.fixture
+def one_torch_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One torch thread for the test's model runs: with other work on the 2 cores, 2 threads
+    are several times slower (under xdist a worker's share is one already; run alone,
+    langmarl would take the free cores)."""
+    monkeypatch.setenv("LANGMARL_TORCH_THREADS", "1")
+
+
 def _tensorboard_scalars(run_dir: Path, tag: str) -> list[tuple[int, float]]:
     """Every (step, value) of ``tag`` in every event file under ``<run_dir>/tensorboard``."""
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator

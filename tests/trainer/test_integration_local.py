@@ -63,11 +63,8 @@ def _check_one_iteration(config: LanguageTaskConfig) -> None:
 
 
 @pytest.mark.slow
-def test_one_real_iteration_on_the_embedded_model(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # One torch thread: with other work on the 2 cores, 2 threads are several times slower.
-    monkeypatch.setenv("LANGMARL_TORCH_THREADS", "1")
+@pytest.mark.usefixtures("one_torch_thread")
+def test_one_real_iteration_on_the_embedded_model(tmp_path: Path) -> None:
     llm = {"preset": "local", "max_tokens": 12, "temperature": 0.0}
     _check_one_iteration(_config(tmp_path, "qa", llm))
 

@@ -22,10 +22,8 @@ def test_shipped_configs_load() -> None:
 
 
 @pytest.mark.slow
-def test_one_real_iteration_on_the_embedded_model(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("LANGMARL_TORCH_THREADS", "1")
+@pytest.mark.usefixtures("one_torch_thread")
+def test_one_real_iteration_on_the_embedded_model(tmp_path: Path) -> None:
     # Cheaper than tiny.json, for what is asserted here: 3 ticks (each an actor call of ~330
     # prompt tokens), critic and gradient of 16 tokens (at 32 the critic gave no per-agent
     # credit either), and an append update (a 48-token rewrite was cut off and fell back to

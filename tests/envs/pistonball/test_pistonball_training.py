@@ -66,11 +66,8 @@ def _train(tmp_path: Path, credit: str, llm: dict[str, Any], actor_llm: dict[str
 
 
 @pytest.mark.slow
-def test_one_iteration_of_the_tiny_config_on_the_embedded_model(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # One torch thread: with other work on the 2 cores, 2 threads are several times slower.
-    monkeypatch.setenv("LANGMARL_TORCH_THREADS", "1")
+@pytest.mark.usefixtures("one_torch_thread")
+def test_one_iteration_of_the_tiny_config_on_the_embedded_model(tmp_path: Path) -> None:
     actor_llm = {"preset": "local", "max_tokens": 4, "max_concurrency": 16}
     trainer, trajectory = _train(
         tmp_path, "piston", {"preset": "local", "max_tokens": 16}, actor_llm

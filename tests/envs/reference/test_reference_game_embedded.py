@@ -9,14 +9,13 @@ from langmarl.config.envs import ReferenceConfig
 from langmarl.envs.reference.env import ReferenceEnv
 from langmarl.envs.reference.scoring import channel
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("one_torch_thread")]
 
 
-async def test_one_held_out_episode_on_the_embedded_model(monkeypatch) -> None:
+async def test_one_held_out_episode_on_the_embedded_model() -> None:
     from langmarl.llm.client import LLMClient
     from langmarl.llm.config import LLMConfig
 
-    monkeypatch.setenv("LANGMARL_TORCH_THREADS", "1")
     actor = LLMClient(LLMConfig.from_preset("local").with_overrides(max_tokens=6), role="actor")
     env = ReferenceEnv(ReferenceConfig(condition="far", num_eval=1), llm=actor)
     episode = await env.acollect_trajectory(env.default_policies(), env.splits["test"][0])
@@ -30,14 +29,11 @@ async def test_one_held_out_episode_on_the_embedded_model(monkeypatch) -> None:
     assert episode.reward == float(details["pick"] == details["target"])
 
 
-async def test_the_rank_speaker_on_the_embedded_model_says_its_likeliest_target_word(
-    monkeypatch,
-) -> None:
+async def test_the_rank_speaker_on_the_embedded_model_says_its_likeliest_target_word() -> None:
     from langmarl.envs.reference.episodes import episode_from_record
     from langmarl.llm.client import LLMClient
     from langmarl.llm.config import LLMConfig
 
-    monkeypatch.setenv("LANGMARL_TORCH_THREADS", "1")
     actor = LLMClient(LLMConfig.from_preset("local"), role="actor")
     config = ReferenceConfig(condition="close", speaker="rank", num_eval=2)
     env = ReferenceEnv(config, llm=actor)
