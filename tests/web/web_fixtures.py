@@ -178,11 +178,12 @@ def stage_running(
     """``served`` as the run ``built`` stood while it ran: every file of it, but of each
     JSONL file named in ``lines`` only its first lines (how many: the value; 0: no file), the
     trajectories only if ``trajectories``, and a ``run.json`` that says it runs (owned by
-    this process, so the status is believed). Called again with more lines, the run grows."""
+    this process, so the status is believed). Called again with more lines, the run grows.
+    Each file is replaced whole, as the run's writers write theirs: a copy the server read
+    half-written was a torn JSON file no run leaves (one such read answered 500)."""
     import os
-    import shutil
 
-    from langmarl.core.files import atomic_write_text
+    from langmarl.core.files import atomic_write_bytes, atomic_write_text
     from langmarl.core.processes import process_start
 
     for path in sorted(p for p in built.rglob("*") if p.is_file()):
@@ -195,9 +196,9 @@ def stage_running(
             target.unlink(missing_ok=True)
         elif relpath in lines:
             kept = path.read_text().splitlines(keepends=True)[: lines[relpath]]
-            target.write_text("".join(kept))
+            atomic_write_text(target, "".join(kept))
         else:
-            shutil.copy2(path, target)
+            atomic_write_bytes(target, path.read_bytes())
     info = json.loads((built / "run.json").read_text())
     pid = os.getpid()
     info.update(status="running", error=None, pid=pid, pid_started=process_start(pid))
