@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import atexit
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -21,9 +23,11 @@ STUB_REPLY = role_responder(
 )
 
 
-EXPORTS = Path(tempfile.gettempdir()) / "langmarl-test-exports"
+EXPORTS = Path(tempfile.mkdtemp(prefix="langmarl-test-exports-"))
 """Where the jobs' language runs export their policies (``checkpoint_dir``): a job places
-only its run, and the default ``./ckpt_policy`` would be the repository."""
+only its run, and the default ``./ckpt_policy`` would be the repository. One per test
+process, removed when it ends (one shared path kept every run's exports)."""
+atexit.register(shutil.rmtree, EXPORTS, ignore_errors=True)
 
 
 def language_config(stub: OpenAIStub, iterations: int = 1) -> dict[str, Any]:
