@@ -41,6 +41,7 @@ from typing import Any, Literal
 
 from langmarl.core.errors import BackendBusyError, ConfigError, MissingDependencyError
 from langmarl.core.files import atomic_write_json, load_json_file
+from langmarl.core.ray_start import init_ray
 from langmarl.jobs.environment import job_environment
 from langmarl.jobs.local import StoredJobs
 from langmarl.jobs.process import GRACE_S, run_command
@@ -243,7 +244,8 @@ class RayBackend(StoredJobs):
         runs_dir: Where runs land (``<runs_dir>/<job_id>``) and jobs are recorded.
         address: ``None`` (the Ray already initialised in this process, else what
             ``ray.init()`` finds: ``$RAY_ADDRESS``, a Ray started on this machine, or a new
-            local one, whose workers run at Ray's niceness 15), ``"auto"`` (the cluster this
+            local one, whose workers run at niceness 0 as local jobs do:
+            :mod:`langmarl.core.ray_start`), ``"auto"`` (the cluster this
             node belongs to) or ``"ray://host:10001"``.
         sync: ``auto``, ``shared`` (nodes see ``runs_dir``) or ``copy`` (runs come back as
             archives).
@@ -271,8 +273,8 @@ class RayBackend(StoredJobs):
 
     def _connect(self) -> None:
         if not self.ray.is_initialized():
-            self.ray.init(address=self.address, namespace=NAMESPACE, include_dashboard=False,
-                          log_to_driver=False)  # fmt: skip
+            init_ray(self.ray, self.address, namespace=NAMESPACE, include_dashboard=False,
+                     log_to_driver=False)  # fmt: skip
 
     def submit(self, spec: JobSpec) -> str:
         self._connect()

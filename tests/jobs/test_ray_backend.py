@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,12 +29,14 @@ from langmarl.testing.ray_nodes import ray_nodes
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[None]:
+def cluster() -> Iterator[str]:
     """A two-CPU Ray node with a small object store (``ray start``), joined and stopped
     afterwards (``langmarl.testing.ray_nodes``: a local Ray from ``ray.init`` would leave
-    this process unable to run actors on the placement tests' cluster)."""
-    with ray_nodes([2], object_store_mb=80, namespace="langmarl-jobs", log_to_driver=False):
-        yield
+    this process unable to run actors on the placement tests' cluster). Yields its address."""
+    with ray_nodes(
+        [2], object_store_mb=80, namespace="langmarl-jobs", log_to_driver=False
+    ) as address:
+        yield address
 
 
 def _logs(backend: RayBackend, job_id: str) -> str:
@@ -45,7 +49,7 @@ def _logs(backend: RayBackend, job_id: str) -> str:
 
 
 @pytest.mark.slow
-def test_three_jobs_run_on_the_cluster_and_sync_back(cluster: None, tmp_path: Path) -> None:
+def test_three_jobs_run_on_the_cluster_and_sync_back(cluster: str, tmp_path: Path) -> None:
     runs = tmp_path / "runs"
     copy, shared = RayBackend(runs, sync="copy"), RayBackend(runs, sync="auto")
     with OpenAIStub(responder=STUB_REPLY) as stub:
@@ -73,7 +77,7 @@ def _run_json(record: JobRecord) -> dict:
 
 
 @pytest.mark.slow
-def test_cancel_on_the_cluster_ends_the_run_cancelled(cluster: None, tmp_path: Path) -> None:
+def test_cancel_on_the_cluster_ends_the_run_cancelled(cluster: str, tmp_path: Path) -> None:
     backend = RayBackend(tmp_path / "runs", sync="copy", grace_s=60)
     with OpenAIStub(latency=0.1, responder=STUB_REPLY) as stub:
         job_id = backend.submit(language_job(stub, iterations=50))
@@ -90,7 +94,7 @@ def test_cancel_on_the_cluster_ends_the_run_cancelled(cluster: None, tmp_path: P
 
 @pytest.mark.slow
 def test_a_killed_worker_takes_its_command_along_and_the_retry_resumes(
-    cluster: None, tmp_path: Path
+    cluster: str, tmp_path: Path
 ) -> None:
     """Issue 26, finding 9: SIGKILL of the Ray worker running a job left its command running
     as an orphan (ppid 1), Ray's retry hit the run lock and the job said ``failed`` while the
@@ -125,7 +129,7 @@ def test_a_killed_worker_takes_its_command_along_and_the_retry_resumes(
 
 
 def test_an_answer_that_does_not_come_in_time_is_one_clear_error(
-    cluster: None, tmp_path: Path
+    cluster: str, tmp_path: Path
 ) -> None:
     """A job's actor that does not answer within ``answer_timeout_s`` (a busy cluster) is a
     BackendBusyError naming the job, not Ray's GetTimeoutError; here the answer is a real
@@ -135,3 +139,25 @@ def test_an_answer_that_does_not_come_in_time_is_one_clear_error(
     with pytest.raises(BackendBusyError, match=r"job j1 did not answer within 0\.2 s"):
         backend._ask(waiting, "j1")
     ray.cancel(waiting)
+
+
+JOIN = """
+import sys, ray
+from langmarl.jobs.ray_backend import RayBackend
+RayBackend(sys.argv[1])._connect()
+print(ray.get_runtime_context().gcs_address)
+"""
+
+
+def test_without_an_address_the_backend_joins_the_cluster_ray_address_names(
+    cluster: str, tmp_path: Path
+) -> None:
+    """``address=None`` with ``$RAY_ADDRESS`` set joins that cluster, which Ray refuses a
+    ``_system_config`` for (a Ray the backend starts gets its workers' niceness through one):
+    the backend joins it as it is (``langmarl.core.ray_start``)."""
+    env = {**os.environ, "RAY_ADDRESS": cluster}
+    env.pop("RAY_worker_niceness", None)
+    done = subprocess.run([sys.executable, "-c", JOIN, str(tmp_path / "runs")], env=env,
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split()[-1].rpartition(":")[2] == cluster.rpartition(":")[2]

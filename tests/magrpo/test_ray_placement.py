@@ -58,17 +58,6 @@ def test_ray_placement_without_ray_names_the_extra(monkeypatch) -> None:
     assert MAGRPOConfig().placement == "process"  # the default needs no Ray
 
 
-def test_only_a_local_ray_the_run_starts_gets_its_workers_niceness(monkeypatch) -> None:
-    from langmarl.magrpo.placement.cluster import NICENESS_ENV_VAR, _local_ray_options
-
-    monkeypatch.delenv(NICENESS_ENV_VAR, raising=False)
-    started = {"_system_config": {"worker_niceness": 0}}
-    assert _local_ray_options(None) == _local_ray_options("local") == started
-    assert _local_ray_options("auto") == _local_ray_options("10.0.0.5:6379") == {}  # joined
-    monkeypatch.setenv(NICENESS_ENV_VAR, "15")  # the user's choice stands (Ray reads it)
-    assert _local_ray_options(None) == {}
-
-
 def test_an_unreachable_ray_address_is_one_line() -> None:
     port = free_port()  # nothing listens there once the probe is closed
     with pytest.raises(ConfigError, match=rf"'127.0.0.1:{port}' is unreachable") as error:

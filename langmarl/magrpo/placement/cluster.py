@@ -17,19 +17,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from langmarl.core.errors import ConfigError, MissingDependencyError
+from langmarl.core.ray_start import init_ray
 from langmarl.magrpo.config import TrainerConfig
 
 PROBE_TIMEOUT_S = 5.0
 """How long :func:`check_reachable` waits for the head's port to answer."""
 LOCAL_ADDRESSES = frozenset({"auto", "local"})
 """``ray_address`` values ``ray.init`` resolves itself (no host to probe)."""
-NICENESS_ENV_VAR = "RAY_worker_niceness"
-"""Ray starts its workers at niceness 15 (the raylet's ``worker_niceness``), below every
-ordinary process: beside other work on the machine an agent actor got 2% of a core (two
-SmolLM2 actors still in ``__init__`` after 3.7 min beside four busy processes, where the test
-takes 27 s on a quiet machine). A local Ray the run starts itself gives its actors the
-priority the run's own process has (0), as ``placement="process"`` runs them, unless this
-variable says otherwise; a cluster the run joins keeps its own setting."""
 
 
 def ray_module() -> Any:
@@ -87,8 +81,8 @@ def connect(config: TrainerConfig) -> bool:
     try:
         # null: a new local Ray ("local"), never a cluster ray.init would find by itself
         # (RAY_ADDRESS, or the file a `ray start` on this machine left in /tmp/ray)
-        ray.init(address=address or "local", include_dashboard=False, logging_level="WARNING",
-                 **_local_ray_options(address))  # fmt: skip
+        # (its workers at niceness 0: langmarl.core.ray_start)
+        init_ray(ray, address or "local", include_dashboard=False, logging_level="WARNING")
     except ConnectionError as exc:
         raise ConfigError(
             f"ray_address {address!r}: no Ray cluster answers there ({exc}): start one "
@@ -99,14 +93,6 @@ def connect(config: TrainerConfig) -> bool:
         # (the langmarl command's: a cancelled job ends its run "cancelled") stays.
         signal.signal(signal.SIGTERM, on_sigterm)
     return True
-
-
-def _local_ray_options(address: str | None) -> dict[str, Any]:
-    """``ray.init``'s options for a Ray the run starts here (``address`` null or "local"):
-    its workers at niceness 0 (:data:`NICENESS_ENV_VAR`); none for a cluster it joins."""
-    if address not in (None, "local") or NICENESS_ENV_VAR in os.environ:
-        return {}
-    return {"_system_config": {"worker_niceness": 0}}
 
 
 def _check_joined(address: str | None, joined: str) -> None:
@@ -124,7 +110,6 @@ def _check_joined(address: str | None, joined: str) -> None:
 def this_machine() -> dict[str, float]:
     """At most what a local Ray started here gets: the CPUs (Ray may count fewer, under a
     cgroup quota) and the CUDA devices torch sees (``CUDA_VISIBLE_DEVICES`` applied)."""
-    import os
 
     import torch
 
