@@ -79,9 +79,9 @@ def connect(config: TrainerConfig) -> bool:
         check_resources(config, this_machine(), where="this machine (ray_address is null)")
     on_sigterm = signal.getsignal(signal.SIGTERM)
     try:
-        # null: a new local Ray ("local"), never a cluster ray.init would find by itself
-        # (RAY_ADDRESS, or the file a `ray start` on this machine left in /tmp/ray)
-        # (its workers at niceness 0: langmarl.core.ray_start)
+        # null: a new local Ray ("local"; its workers at niceness 0, core.ray_start), never a
+        # cluster ray.init would find by itself (RAY_ADDRESS, or the file a `ray start` on
+        # this machine left in /tmp/ray)
         init_ray(ray, address or "local", include_dashboard=False, logging_level="WARNING")
     except ConnectionError as exc:
         raise ConfigError(
