@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 import warnings
@@ -22,6 +21,7 @@ from typing import IO
 
 from langmarl.core.aio import threaded
 from langmarl.core.errors import SandboxError
+from langmarl.core.scratch import scratch
 from langmarl.sandbox.confine import ConfinedProcess, Confinement, Outcome, Target
 from langmarl.sandbox.models import SandboxLimits, SandboxResult
 
@@ -60,8 +60,7 @@ def run_python(
         SandboxError: if a file path escapes the sandbox dir, the interpreter cannot start,
             or a required confinement layer (the namespaces) is unavailable.
     """
-    with tempfile.TemporaryDirectory(prefix="langmarl-sandbox-") as tmp:
-        workdir = Path(tmp)
+    with scratch("langmarl-sandbox-") as workdir:  # a killed caller's is swept by the next
         _write_files(workdir, code, files or {})
         confinement = Confinement(workdir=workdir, limits=limits)
         return _run(confinement, stdin, args or [])

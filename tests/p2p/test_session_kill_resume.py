@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -67,10 +68,14 @@ def test_sigkill_mid_search_then_resume_keeps_the_judged_candidates(tmp_path: Pa
         process.wait()
     c_1 = session / "iter_1" / "candidates" / "c_1"
     kept = (c_1 / "outcome.json").read_text()
+    # the killed training's home, which no one removed (langmarl.core.scratch)
+    leaked = list(Path(tempfile.gettempdir()).glob(f"langmarl-train-*-{process.pid}.*"))
+    assert leaked, "the second candidate was not training when the session was killed"
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
     assert done.returncode == 0, done.stderr[-2000:]
     assert (c_1 / "outcome.json").read_text() == kept  # judged before the kill: not retrained
+    assert not [path for path in leaked if path.exists()]  # swept when c_2 trained again
     (step,) = SessionRecord(session).read_history()["iterations"]
     assert [c["judged"] and c["error"] is None for c in step["candidates"]] == [True] * 2
     assert [c["origin"] for c in step["candidates"]] == ["random"] * 2

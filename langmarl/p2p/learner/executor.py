@@ -25,7 +25,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Mapping
@@ -36,6 +35,7 @@ import numpy as np
 
 from langmarl.core.cpu import free_threads
 from langmarl.core.errors import LangmarlError, SandboxError
+from langmarl.core.scratch import scratch_dir
 from langmarl.p2p.learner.train_config import TrainConfig
 from langmarl.p2p.session.contracts import (
     ConfigResult,
@@ -307,7 +307,7 @@ class _Running:
     def start(
         cls, spec: RunSpec, reward_path: Path, limits: SandboxLimits, core: int | None
     ) -> _Running:
-        tmp_dir = Path(tempfile.mkdtemp(prefix=f"langmarl-train-{spec.run_id}-"))
+        tmp_dir = scratch_dir(f"langmarl-train-{spec.run_id}-")  # swept if this process dies
         process = _launch(spec, reward_path, tmp_dir, limits, core)
         return cls(spec, process, time.monotonic(), tmp_dir, core)
 
