@@ -39,7 +39,7 @@ import httpx
 from machine_load import print_machine  # beside this script
 
 from langmarl.sandbox import SandboxLimits, run_python
-from langmarl.testing.processes import cpu_seconds, rss_mb
+from langmarl.testing.processes import cpu_seconds, free_port, rss_mb
 
 MB = 1024 * 1024
 MEMORY_BOMB = """
@@ -115,14 +115,8 @@ def bombs() -> None:
     print(f"disk bomb (64 x 8 MB, max_disk_mb=32): {disk.killed_reason}, {written:.1f} MiB written")
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def server_body_cap() -> None:
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "LANGMARL_TORCH_THREADS": "1"}
     command = [sys.executable, "-m", "langmarl.cli", "serve", "--port", str(port)]
     process = subprocess.Popen(

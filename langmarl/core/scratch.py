@@ -29,7 +29,9 @@ def scratch_dir(prefix: str) -> Path:
     """A new directory ``<tmp>/<prefix><pid>.<start>-<random>`` (mode 700), after removing
     this user's ``<prefix>…`` directories whose owning process is gone."""
     sweep(prefix)
-    start = process_start(os.getpid()) or "0"
+    start = process_start(os.getpid())
+    if start is None:  # no /proc: no owner to name, so no sweep will take it for gone
+        return Path(tempfile.mkdtemp(prefix=prefix))
     return Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}.{start}-"))
 
 

@@ -100,6 +100,16 @@ def all_gone(pids: Sequence[int], within_s: float = 20.0) -> bool:
     return False
 
 
+def command_line(pid: int) -> str:
+    """``pid``'s command line, its arguments joined by spaces ("" once it has ended)."""
+    try:
+        return (
+            Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        )
+    except OSError:
+        return ""
+
+
 def descendants(roots: set[int]) -> set[int]:
     """``roots`` and every process below them (read from /proc)."""
     parents = {}

@@ -20,7 +20,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from langmarl.testing.processes import all_gone, descendants, free_port
+from langmarl.testing.processes import all_gone, command_line, descendants, free_port
 
 RAY = Path(sys.executable).with_name("ray")
 
@@ -29,13 +29,8 @@ def stop_nodes(temp: Path) -> None:
     """End the processes of the nodes started with ``--temp-dir temp`` (their command lines
     name it) and every process below them (the actors' workers), by pid: ``ray stop`` would
     stop every Ray of the machine, other runs' too."""
-    roots = set()
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            if str(temp) in cmdline.read_text(errors="replace"):
-                roots.add(int(cmdline.parent.name))
-        except OSError:
-            continue
+    running = (int(entry.name) for entry in Path("/proc").glob("[0-9]*"))
+    roots = {pid for pid in running if str(temp) in command_line(pid)}
     pids = descendants(roots) - {os.getpid()}
     for sig in (signal.SIGTERM, signal.SIGKILL):
         for pid in pids:

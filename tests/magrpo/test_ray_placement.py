@@ -28,7 +28,7 @@ from langmarl.magrpo.placement import AgentActorDied
 from langmarl.magrpo.placement.cluster import check_reachable, check_resources
 from langmarl.magrpo.trainer import MAGRPOTrainer
 from langmarl.store.run import RunDir
-from langmarl.testing.processes import alive, all_gone, descendants, free_port
+from langmarl.testing.processes import alive, all_gone, command_line, descendants, free_port
 from langmarl.testing.ray_nodes import ray_nodes
 
 DATA = [{"prompt": "Say hi."}, {"prompt": "Name a color."}, {"prompt": "Count to three."}]
@@ -225,13 +225,6 @@ def test_process_placement_builds_the_agents_here(tiny_models):
 
 # -- on a two-node local cluster ---------------------------------------------------------------
 RAY_AGENTS = ("ray::DashboardAgent", "ray::RuntimeEnvAgent")
-
-
-def _cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except OSError:
-        return ""
 
 
 @pytest.fixture(scope="session")
@@ -542,7 +535,7 @@ def test_no_actor_or_ray_process_outlives_a_cancelled_or_killed_driver(
             # Ray's two node agents notice their raylet's end within 2 s, then try for 60 s
             # (a fixed timeout in Ray 2.x) to tell the GCS, which died with the driver: they
             # end about a minute later. That is checked when the session ends, not waited for.
-            agents = {pid for pid in ray if _cmdline(pid).startswith(RAY_AGENTS)}
+            agents = {pid for pid in ray if command_line(pid).startswith(RAY_AGENTS)}
             ending_later.append(("the Ray agents of a SIGKILLed driver", sorted(agents)))
             ray -= agents
         assert all_gone(sorted(ray), 60), "a Ray process outlived the run"
