@@ -45,7 +45,29 @@ class RunCancelled(KeyboardInterrupt):
     (checkpoints, ``run.json``, the p2p session) does the same for a cancel."""
 
 
-_terminated = threading.Event()
+class _Flag:
+    """A flag the signal handlers set and any thread reads: a plain attribute, not a
+    ``threading.Event``, whose ``set`` and ``clear`` take a lock. A handler runs in the main
+    thread between two bytecodes, so a second SIGTERM could run one while the first held that
+    lock, and the second waited for it forever: a command whose Ray worker was SIGKILLed got
+    four SIGTERMs and hung, orphaned, instead of saving its run (issue 37)."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self) -> None:
+        self._value = False
+
+    def set(self) -> None:
+        self._value = True
+
+    def clear(self) -> None:
+        self._value = False
+
+    def is_set(self) -> bool:
+        return self._value
+
+
+_terminated = _Flag()
 """Set by the SIGTERM handler: signals are process-wide, so this flag is too."""
 
 
@@ -54,7 +76,7 @@ def termination_requested() -> bool:
     return _terminated.is_set()
 
 
-_resent = threading.Event()
+_resent = _Flag()
 """Set while a SIGTERM whose :class:`RunCancelled` Python dropped is sent again."""
 
 RESEND_DELAY_S = 0.05
@@ -65,8 +87,8 @@ at-fork hook, a ``__del__``) to return, so the handler runs in code that can rai
 def _on_sigterm(signum: int, frame: object) -> None:
     if _terminated.is_set() and not _resent.is_set():
         return  # a second SIGTERM must not break the first one's cleanup
-    _resent.clear()
     _terminated.set()
+    _resent.clear()
     raise RunCancelled(CANCELLED_ERROR)
 
 
@@ -79,7 +101,7 @@ def cancel_on_sigterm() -> None:
         resend_dropped_interrupts()
 
 
-_interrupted = threading.Event()
+_interrupted = _Flag()
 """Set by the SIGINT handler of :func:`stop_on_signals`."""
 
 
@@ -155,6 +177,8 @@ def interrupts_cancel(
         try:
             ours[signal.Signals(signum)](signum, frame)  # sets the flags, raises the interrupt
         except KeyboardInterrupt as exc:
+            if received and isinstance(exc, RunCancelled) and isinstance(received[0], RunCancelled):
+                return  # a SIGTERM whose handler ran inside the first one's: already cancelling
             if received:
                 raise
             received.append(exc)
