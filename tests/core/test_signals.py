@@ -100,9 +100,10 @@ async def work():
     while True:
         await asyncio.sleep(0)
 
-print("ready", flush=True)
-for _ in range({rounds}):
+for round in range({rounds}):
     try:
+        if round == 0:
+            print("ready", flush=True)  # inside: the storm may start before print returns
         signals._terminated.clear()  # a fresh first SIGTERM each round
         run_sync(work())
     except signals.RunCancelled:
