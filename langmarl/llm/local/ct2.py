@@ -26,15 +26,13 @@ import atexit
 import json
 import logging
 import os
-import shutil
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from langmarl.core.errors import MissingDependencyError
 from langmarl.llm.local.generation import GenJob, GenOutput, Row, generate_rows
-from langmarl.llm.local.weights import MODEL_NAME, cache_root, ensure_converted
+from langmarl.llm.local.weights import MODEL_NAME, cache_root, convert_once, ensure_converted
 
 log = logging.getLogger(__name__)
 
@@ -73,26 +71,20 @@ def ensure_ct2(root: str | Path | None = None) -> Path:
         MissingDependencyError: if ``ctranslate2`` is not installed.
     """
     target = ct2_dir(root)
-    if (target / "model.bin").is_file():
+    complete = (target / "model.bin").is_file
+    if complete():
         return target
     try:
         from ctranslate2.converters import TransformersConverter
     except ImportError:
         raise MissingDependencyError("ctranslate2", "local", "The ct2 local engine") from None
     source = ensure_converted(root)
-    log.info("Converting %s to CTranslate2 int8 (once) into %s", MODEL_NAME, target)
-    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
-    try:
-        plain = _plain_source(source, staging / "source")
-        TransformersConverter(str(plain)).convert(str(staging / "out"), quantization="int8")
-        try:
-            os.replace(staging / "out", target)
-        except OSError:  # another process's copy won the race
-            if not (target / "model.bin").is_file():
-                raise
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return target
+
+    def convert(into: Path) -> None:
+        plain = _plain_source(source, into.parent / "source")
+        TransformersConverter(str(plain)).convert(str(into), quantization="int8")
+
+    return convert_once(target, complete, convert, f"{MODEL_NAME} to CTranslate2 int8")
 
 
 def _group_key(row: Row) -> tuple[float, float, int]:

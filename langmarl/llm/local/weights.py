@@ -14,7 +14,7 @@ import logging
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -68,37 +68,68 @@ def is_converted(root: str | Path | None = None) -> bool:
 
 
 def ensure_converted(root: str | Path | None = None) -> Path:
-    """Return the cached safetensors directory, converting from GGUF on first use.
-
-    The copy is written to a temp directory and renamed into place, so concurrent first
-    uses in several processes are safe (one rename wins; the others discard theirs).
-    """
+    """Return the cached safetensors directory, converting from GGUF on first use."""
     target = converted_dir(root)
-    if is_converted(root):
-        return target
+    what = f"{MODEL_NAME} from GGUF to safetensors"
+    return convert_once(target, lambda: is_converted(root), _convert_gguf, what)
+
+
+def _convert_gguf(into: Path) -> None:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     source = gguf_path()
-    log.info("Converting %s from GGUF to safetensors (once) into %s", MODEL_NAME, target)
     with quiet_progress():
         tokenizer = AutoTokenizer.from_pretrained(source.parent, gguf_file=source.name)
         gguf_model = AutoModelForCausalLM.from_pretrained(source.parent, gguf_file=source.name)
     model = AutoModelForCausalLM.from_config(gguf_model.config)
     model.load_state_dict(gguf_model.state_dict())
+    save_pretrained_quietly(model, tokenizer, into)
+
+
+def convert_once(
+    target: Path, complete: Callable[[], bool], convert: Callable[[Path], None], what: str = ""
+) -> Path:
+    """Return ``target`` once ``complete()``, else make it: ``convert(into)`` writes the copy
+    into a staging directory that is then renamed into place (a crash leaves no half copy);
+    ``what`` names it in the log line.
+
+    One process converts at a time (an exclusive ``flock`` beside ``target``, where there is
+    ``fcntl``); the others wait and find its copy. The three workers of a fresh machine's test
+    run each spent ~20 CPU-s converting the same GGUF file at once.
+    """
+    if complete():
+        return target
     target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{MODEL_NAME}."))
-    try:
-        save_pretrained_quietly(model, tokenizer, staging)
-        if target.exists() and not is_converted(root):
-            shutil.rmtree(target, ignore_errors=True)  # an incomplete copy from an old crash
+    with _exclusive(target.parent / f".{target.name}.lock"):
+        if complete():  # made while this process waited
+            return target
+        log.info("Converting %s (once) into %s", what or target.name, target)
+        staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
         try:
-            os.replace(staging, target)
-        except OSError:
-            if not is_converted(root):
-                raise
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+            convert(staging / "copy")
+            if target.exists() and not complete():
+                shutil.rmtree(target, ignore_errors=True)  # an incomplete copy from an old crash
+            try:
+                os.replace(staging / "copy", target)
+            except OSError:  # without fcntl, another process's copy may have won the race
+                if not complete():
+                    raise
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
     return target
+
+
+@contextlib.contextmanager
+def _exclusive(lock_file: Path) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``lock_file`` (nothing where there is no ``fcntl``)."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    with open(lock_file, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield  # closing the file drops the lock
 
 
 @contextlib.contextmanager
