@@ -45,8 +45,8 @@ class RunCancelled(KeyboardInterrupt):
     (checkpoints, ``run.json``, the p2p session) does the same for a cancel."""
 
 
-class _Flag:
-    """A flag the signal handlers set and any thread reads: a plain attribute, not a
+class Flag:
+    """A flag for a signal handler to set and any thread to read: a plain attribute, not a
     ``threading.Event``, whose ``set`` and ``clear`` take a lock. A handler runs in the main
     thread between two bytecodes, so a second SIGTERM could run one while the first held that
     lock, and the second waited for it forever: a command whose Ray worker was SIGKILLed got
@@ -67,7 +67,7 @@ class _Flag:
         return self._value
 
 
-_terminated = _Flag()
+_terminated = Flag()
 """Set by the SIGTERM handler: signals are process-wide, so this flag is too."""
 
 
@@ -76,7 +76,7 @@ def termination_requested() -> bool:
     return _terminated.is_set()
 
 
-_resent = _Flag()
+_resent = Flag()
 """Set while a SIGTERM whose :class:`RunCancelled` Python dropped is sent again."""
 
 RESEND_DELAY_S = 0.05
@@ -101,7 +101,7 @@ def cancel_on_sigterm() -> None:
         resend_dropped_interrupts()
 
 
-_interrupted = _Flag()
+_interrupted = Flag()
 """Set by the SIGINT handler of :func:`stop_on_signals`."""
 
 

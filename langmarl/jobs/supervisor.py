@@ -14,11 +14,11 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-import threading
 import time
 from pathlib import Path
 
 from langmarl.core.processes import process_alive, process_start
+from langmarl.core.signals import Flag
 from langmarl.jobs.cores import core_pool, pick_cores
 from langmarl.jobs.environment import job_environment
 from langmarl.jobs.process import GRACE_S, run_command
@@ -53,7 +53,7 @@ def _alive(record: JobRecord) -> bool:
 def supervise(store: JobStore, job_id: str, max_cpus: int | None, grace_s: float) -> int:
     """Queue, run and record one job; returns the command's exit code (143: cancelled in
     the queue)."""
-    stop = threading.Event()
+    stop = Flag()  # not a threading.Event: its lock could deadlock a second SIGTERM's handler
     signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
     pool = core_pool(max_cpus)
     record = None

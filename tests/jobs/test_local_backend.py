@@ -3,6 +3,7 @@ read; cores pinned per job and queued when taken; a graceful cancel."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -66,12 +67,20 @@ def test_cores_are_pinned_jobs_queue_and_a_queued_cancel_never_starts(tmp_path: 
 
 
 def test_cancel_ends_the_run_cancelled_with_its_files_intact(tmp_path: Path) -> None:
+    """Also when SIGTERMs keep coming (a cancel repeated, a machine shutting down): the
+    supervisor's handler once set a ``threading.Event``, whose lock a second SIGTERM's handler
+    could wait for forever."""
     backend = LocalBackend(tmp_path / "runs", grace_s=60)
     with OpenAIStub(latency=0.2, responder=STUB_REPLY) as stub:
         job_id = backend.submit(language_job(stub, iterations=50))
         run = RunDir(tmp_path / "runs" / job_id)
         wait_until(lambda: len(run.metrics()) >= 1, timeout_s=180, what="one iteration")
+        supervisor = backend.status(job_id).pid
+        assert supervisor is not None
         backend.cancel(job_id)
+        for _ in range(2000):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(supervisor, signal.SIGTERM)
         record = backend.wait(job_id, timeout_s=120)
     assert record.state == "cancelled" and record.exit_code == 143, backend.logs(job_id)
     info = run.record()
