@@ -21,6 +21,20 @@ def test_import_does_not_load_heavy_dependencies() -> None:
     assert result.stdout.strip() == "[]"
 
 
+def test_the_embedded_model_s_commands_do_not_import_the_openai_sdk() -> None:
+    """~0.7 CPU-s in every process of a run on the embedded model; only the backend of an
+    HTTP endpoint needs it (its errors are looked up only where it was imported)."""
+    code = (
+        "import sys, langmarl.llm.client, langmarl.llm.local.backend, langmarl.cli.train_commands; "
+        "from langmarl.llm.retry import describe_failure, is_retryable; "
+        "print(is_retryable(TimeoutError()), describe_failure(TimeoutError())[:9], "
+        "'openai' in sys.modules)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "True timed out False"
+
+
 def test_reference_names_are_importable_from_the_top_level() -> None:
     for name in langmarl.__all__:
         assert getattr(langmarl, name) is not None, name

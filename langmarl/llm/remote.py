@@ -10,11 +10,15 @@ import openai
 
 from langmarl.llm.config import LLMConfig
 from langmarl.llm.quirks import request_params
-from langmarl.llm.types import ChatRequest, ChatResult, ToolCall, ToolsUnsupportedError
+from langmarl.llm.types import (
+    ChatRequest,
+    ChatResult,
+    MalformedReplyError,
+    ToolCall,
+    ToolsUnsupportedError,
+)
 
-
-class MalformedReplyError(Exception):
-    """The server answered 2xx but the body is not a usable chat completion."""
+__all__ = ["MalformedReplyError", "OpenAIBackend", "parse_completion"]
 
 
 class OpenAIBackend:

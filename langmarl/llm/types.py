@@ -103,6 +103,10 @@ class ToolCall:
         return {"id": self.id, "type": "function", "function": function}
 
 
+class MalformedReplyError(Exception):
+    """The server answered 2xx but the body is not a usable chat completion."""
+
+
 class ToolsUnsupportedError(LLMError):
     """The endpoint rejected a request that carried ``tools`` (the caller may fall back to
     a plain-text protocol; the backend sends no tools from then on)."""
