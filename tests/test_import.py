@@ -10,15 +10,20 @@ import pytest
 import langmarl
 
 
+def printed_by(code: str) -> str:
+    """What ``code`` prints in a new interpreter (whose modules are its own imports)."""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
 def test_import_does_not_load_heavy_dependencies() -> None:
     code = (
         "import sys, langmarl; "
         "heavy = [m for m in ('torch', 'transformers', 'openai', 'fastapi', 'pydantic') "
         "if m in sys.modules]; print(heavy)"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "[]"
+    assert printed_by(code) == "[]"
 
 
 def test_the_embedded_model_s_commands_do_not_import_the_openai_sdk() -> None:
@@ -30,9 +35,7 @@ def test_the_embedded_model_s_commands_do_not_import_the_openai_sdk() -> None:
         "print(is_retryable(TimeoutError()), describe_failure(TimeoutError())[:9], "
         "'openai' in sys.modules)"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "True timed out False"
+    assert printed_by(code) == "True timed out False"
 
 
 def test_reference_names_are_importable_from_the_top_level() -> None:
