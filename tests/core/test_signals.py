@@ -100,9 +100,9 @@ async def work():
     while True:
         await asyncio.sleep(0)
 
-for round in range({rounds}):
+for n in range({rounds}):
     try:
-        if round == 0:
+        if n == 0:
             print("ready", flush=True)  # inside: the storm may start before print returns
         signals._terminated.clear()  # a fresh first SIGTERM each round
         run_sync(work())
