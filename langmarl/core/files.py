@@ -213,3 +213,17 @@ def read_jsonl(path: Path) -> list[Any]:
             fix = "Delete that line (every other line is kept) and run again."
             raise RunFileError(path, f"line {number + 1} is not JSON ({exc.msg})", fix) from None
     return records
+
+
+@contextlib.contextmanager
+def exclusive_lock(lock_file: Path) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``lock_file`` (made if missing) for the block, waiting
+    for whoever holds it; nothing where there is no ``fcntl``. Closing the file drops it."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    with open(lock_file, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield

@@ -21,7 +21,6 @@ whose process ended still saying ``running`` is recorded ``cancelled`` too (:fun
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import logging
 import time
 from collections.abc import Iterator
@@ -31,7 +30,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from langmarl.core.errors import ConfigError, LangmarlError, RunFileError
-from langmarl.core.files import atomic_write_text, load_json_file
+from langmarl.core.files import atomic_write_text, exclusive_lock, load_json_file
 from langmarl.core.processes import process_alive
 from langmarl.jobs.spec import JobSpec
 from langmarl.store.run import RUN_FILE, RunDir, true_status
@@ -111,12 +110,8 @@ class JobStore:
     def locked(self) -> Iterator[None]:
         """Hold the records' lock (read-modify-write by several processes)."""
         self.dir.mkdir(parents=True, exist_ok=True)
-        with open(self.dir / ".lock", "a") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+        with exclusive_lock(self.dir / ".lock"):
+            yield
 
     def write(self, record: JobRecord) -> None:
         atomic_write_text(self.path(record.job_id), record.model_dump_json(indent=2) + "\n")

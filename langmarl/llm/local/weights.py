@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from langmarl.core.errors import MissingDependencyError
+from langmarl.core.files import exclusive_lock
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +101,7 @@ def convert_once(
     if complete():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
-    with _exclusive(target.parent / f".{target.name}.lock"):
+    with exclusive_lock(target.parent / f".{target.name}.lock"):
         if complete():  # made while this process waited
             return target
         log.info("Converting %s (once) into %s", what or target.name, target)
@@ -117,19 +118,6 @@ def convert_once(
         finally:
             shutil.rmtree(staging, ignore_errors=True)
     return target
-
-
-@contextlib.contextmanager
-def _exclusive(lock_file: Path) -> Iterator[None]:
-    """Hold an exclusive ``flock`` on ``lock_file`` (nothing where there is no ``fcntl``)."""
-    try:
-        import fcntl
-    except ImportError:
-        yield
-        return
-    with open(lock_file, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        yield  # closing the file drops the lock
 
 
 @contextlib.contextmanager
