@@ -61,15 +61,19 @@ def test_sigkill_mid_search_then_resume_keeps_the_judged_candidates(tmp_path: Pa
         return False
 
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        wait_until(first_judged, process, what="the first candidate judged")
+
+    def training_homes() -> list[Path]:  # langmarl.core.scratch names them after the session
+        return list(Path(tempfile.gettempdir()).glob(f"langmarl-train-*-{process.pid}.*"))
+
+    try:  # the second candidate's training starts a moment after the first is judged
+        wait_until(lambda: first_judged() and bool(training_homes()), process,
+                   what="the first candidate judged and the second training")  # fmt: skip
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait()
     c_1 = session / "iter_1" / "candidates" / "c_1"
     kept = (c_1 / "outcome.json").read_text()
-    # the killed training's home, which no one removed (langmarl.core.scratch)
-    leaked = list(Path(tempfile.gettempdir()).glob(f"langmarl-train-*-{process.pid}.*"))
+    leaked = training_homes()  # the killed training's home, which no one removed
     assert leaked, "the second candidate was not training when the session was killed"
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
