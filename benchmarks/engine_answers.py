@@ -9,8 +9,8 @@ token. No speeds: this is about numerics.
 the libraries then choose their kernels from the emulated CPU's ``cpuid``, as on that CPU —
 ``EPYC-Rome`` is an AVX2-only AMD EPYC, which the kernel caps of ``busy_machine.py --isa
 avx2`` only approximate (fbgemm, behind ``w16``, reads ``cpuid`` and ignores them). The
-emulation runs ~40× slower than the host (about 15 minutes on 2 cores); ``/proc/cpuinfo``
-still shows the host's flags, so the CPU line printed is torch's view.
+emulation runs ~40× slower than the host (~2,900 CPU-s, about 25 minutes alone on 2 cores);
+``/proc/cpuinfo`` still shows the host's flags, so the CPU line printed is torch's view.
 
 Run: ``.venv/bin/python benchmarks/engine_answers.py [--cpu EPYC-Rome]``
 """
