@@ -38,9 +38,10 @@ from langmarl.llm.local.generation import GenJob, GenOutput
 
 CT2_KEEPS = 0.75
 """The share of the check-set questions fp32 answers right here that ct2 must answer right too
-(it kept 21 of 25 where it was measured: 0.84, and 20 of 25 on an emulated AVX2-only EPYC,
-``benchmarks/engine_answers.py --cpu EPYC-Rome``; its misses — "3 times 3" → modular
-arithmetic, "4 + 4 = 16", a triangle's sides, Mars — are one reason it is not the default)."""
+(it kept 21 of 25 where it was measured: 0.84, and 20 of fp32's 24 at this module's 16 tokens
+on an emulated AVX2-only EPYC, ``qemu-x86_64 -cpu EPYC-Rome``: 0.83; its misses — "3 times
+3" → modular arithmetic, "4 + 4 = 16", a triangle's sides, Mars — are one reason it is not the
+default)."""
 CHECK_TOKENS = 16
 """The check set's token budget here (the benchmark's is 32): fp32's right answers come in the
 first dozen tokens, and the rows that run to the budget are most of a batch's cost. Measured
