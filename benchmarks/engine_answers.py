@@ -3,7 +3,9 @@
 Asks the check set (``langmarl.llm.local.engines.CHECK_SET``, 32 tokens) and two 2+3
 prompts as one batch of each engine (fp32 ``transformers``, ``w16``, ``ct2``); prints how
 many check-set answers are right, the 2+3 answers, and how many answers are fp32's token for
-token. No speeds: this is about numerics.
+token (``engines.agreement``). No speeds: this is about numerics (``llm_local.py --backends``
+measures the engines' speeds beside the same counts, in subprocesses that an emulation does not
+reach).
 
 ``--cpu MODEL`` runs the same under ``qemu-x86_64 -cpu MODEL`` (Debian's ``qemu-user``):
 the libraries then choose their kernels from the emulated CPU's ``cpuid``, as on that CPU —
@@ -65,7 +67,7 @@ def main() -> None:
 
     import torch
 
-    from langmarl.llm.local.engines import CHECK_SET, passes_check
+    from langmarl.llm.local.engines import CHECK_SET, agreement, passes_check
 
     torch.set_num_threads(args.threads)
     print(f"torch's CPU capability: {torch.backends.cpu.get_cpu_capability()}", flush=True)
@@ -77,8 +79,9 @@ def main() -> None:
         said = " | ".join(repr(text) for text in texts[len(CHECK_SET) :])
         print(f"{kind}: {right}/{len(CHECK_SET)} right; 2+3: {said}; {cpu_s:.0f} CPU-s", flush=True)
     for kind in ENGINES[1:]:
-        same = sum(a == b for a, b in zip(tokens[kind], tokens["transformers"], strict=True))
-        print(f"{kind}: {same}/{len(tokens[kind])} answers are fp32's token for token")
+        same, share = agreement(tokens[kind], tokens["transformers"])
+        print(f"{kind}: {same}/{len(tokens[kind])} answers are fp32's token for token "
+              f"({share:.1%} of fp32's tokens before the first difference)")  # fmt: skip
 
 
 if __name__ == "__main__":
