@@ -166,10 +166,48 @@ def build_agents(
     _check_count("formatters", len(formatters), count, "pass one formatter per agent")
     if tokenizers is not None:
         _check_count("tokenizers", len(tokenizers), count, "pass one tokenizer per agent")
+    placed = _place_all(models, tokenizers, config)
     return [
-        _build_one(first + index, source, formatter, tokenizers, config, index)
-        for index, (source, formatter) in enumerate(zip(models, formatters, strict=True))
+        _build_one(first + index, model, tokenizer, formatter, config, index)
+        for index, ((model, tokenizer), formatter) in enumerate(
+            zip(placed, formatters, strict=True)
+        )
     ]
+
+
+def _place_all(
+    models: Sequence[Any], tokenizers: Sequence[Any] | None, config: TrainerConfig
+) -> list[tuple[Any, Any]]:
+    """``(model, tokenizer)`` of every agent, on its device.
+
+    With LoRA the base weights stay frozen, so agents named by the same model on the same
+    device share one copy of them: the model is loaded once, and each further agent gets a
+    twin holding the same (frozen) parameter tensors, and so do their ``w16`` sampling copies
+    (:mod:`langmarl.magrpo.sampler`). Only the adapters are each agent's own. For two
+    embedded SmolLM2 agents that is ~1.1 GB less memory and one load and one fp16 packing
+    fewer. Fully trained agents each load their own weights.
+    """
+    loaded: dict[tuple[str, str], tuple[Any, Any]] = {}
+    placed = []
+    for index, source in enumerate(models):
+        device = config.device_of(index)
+        key = (source, device) if isinstance(source, str) and config.lora is not None else None
+        if key is not None and key in loaded:
+            placed.append(_sharing_frozen(*loaded[key]))
+            continue
+        model, tokenizer = _placed(source, tokenizers, index, device)
+        if key is not None:
+            loaded[key] = (model, tokenizer)
+        placed.append((model, tokenizer))
+    return placed
+
+
+def _sharing_frozen(model: Any, tokenizer: Any) -> tuple[Any, Any]:
+    """A twin of ``model`` (not yet wrapped with LoRA) whose parameters are ``model``'s own
+    tensors, and a copy of ``tokenizer`` (a fast tokenizer is not safe to share between the
+    threads that sample agents in parallel)."""
+    memo: dict[int, Any] = {id(param): param for param in model.parameters()}
+    return copy.deepcopy(model, memo), copy.deepcopy(tokenizer)
 
 
 def _placed(source: Any, tokenizers: Sequence[Any] | None, index: int, device: str) -> Any:
@@ -189,17 +227,16 @@ def _placed(source: Any, tokenizers: Sequence[Any] | None, index: int, device: s
 
 def _build_one(
     number: int,
-    source: Any,
+    model: Any,
+    tokenizer: Any,
     formatter: Formatter,
-    tokenizers: Sequence[Any] | None,
     config: TrainerConfig,
     index: int,
 ) -> Agent:
-    """Agent ``number`` (its name and LoRA seed) from the ``index``-th model given."""
+    """Agent ``number`` (its name and LoRA seed) from the ``index``-th model, placed."""
     import torch
 
     device = config.device_of(index)
-    model, tokenizer = _placed(source, tokenizers, index, device)
     reference = None
     if config.beta > 0 and config.lora is None:
         reference = copy.deepcopy(model).eval().requires_grad_(False)

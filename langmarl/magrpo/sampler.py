@@ -5,8 +5,9 @@ read. For SmolLM2-135M at G = 4 on one thread (benchmarks/RESULTS.md, issue 16) 
 step took 88 ms in fp32, 62 ms from a bf16 copy and 26 ms from an int8 copy (torch dynamic
 quantization of every ``nn.Linear``). A ``w16`` copy keeps fp32 arithmetic on fp16 weights
 (:class:`~langmarl.llm.local.weight_only.Fp16Linear`, the embedded engine's default: its
-greedy answers are fp32's, token for token); a LoRA model's frozen base is packed once and
-only the adapters, kept fp32, are refreshed. The copy is refreshed from the trained weights after
+greedy answers are fp32's, token for token); a LoRA model's frozen base is packed once (and
+shared by the copies of agents that share that base) and only the adapters, kept fp32, are
+refreshed. The copy is refreshed from the trained weights after
 every update, so it samples the current policy, rounded; the update's log-probabilities
 always come from the trained fp32 weights (in fp32 arithmetic, or bf16 autocast with
 ``update_precision``), so the gradient is that of the trained policy on samples from its
@@ -17,7 +18,9 @@ Greedy evaluation always uses the trained model.
 from __future__ import annotations
 
 import copy
+import threading
 import warnings
+from collections.abc import MutableMapping
 from typing import Any
 
 from langmarl.core.errors import ConfigError
@@ -115,21 +118,21 @@ def _build(model: Any, precision: SamplingPrecision) -> Any:
 
     if precision == "bf16":
         return _cast_copy(model, torch.bfloat16)
-    twin = copy.deepcopy(model).eval().requires_grad_(False)
     if precision == "w16":
-        from langmarl.llm.local.weight_only import (
-            Fp16Linear,
-            fp16_kernel_available,
-            replace_linears,
-        )
+        from langmarl.llm.local.weight_only import fp16_kernel_available, replace_linears
 
         if not fp16_kernel_available():
             raise ConfigError(
                 "trainer.sampling_precision 'w16' needs torch's fbgemm kernels, which this "
                 "build lacks (x86 builds have them): use 'bf16' or 'fp32'"
             )
+        # the frozen tensors are the model's own, not copies: they never change (a LoRA base)
+        frozen = {id(param): param for param in model.parameters() if not param.requires_grad}
+        twin = copy.deepcopy(model, frozen).eval()
         adapters = _adapter_layers(twin)
-        return replace_linears(twin, Fp16Linear, keep=lambda linear: id(linear) in adapters)
+        twin = replace_linears(twin, _fp16_layer, keep=lambda linear: id(linear) in adapters)
+        return twin.requires_grad_(False)
+    twin = copy.deepcopy(model).eval().requires_grad_(False)
     adapters = _adapter_layers(twin)
     spec = {
         name: torch.ao.quantization.default_dynamic_qconfig
@@ -139,6 +142,35 @@ def _build(model: Any, precision: SamplingPrecision) -> Any:
     with warnings.catch_warnings():  # torch >= 2.10 points eager quantization at torchao
         warnings.simplefilter("ignore")
         return torch.ao.quantization.quantize_dynamic(twin, spec, torch.qint8)
+
+
+_FROZEN_FP16: MutableMapping[Any, Any] | None = None
+"""Frozen weight tensor -> its packed fp16 layer, shared by every ``w16`` copy that holds
+that tensor: agents that share a LoRA base (:func:`langmarl.magrpo.policy.build_agents`)
+pack it once. Keyed by identity, weakly (torch's ``WeakIdKeyDictionary``, made on first use):
+an entry goes with the last model holding the tensor."""
+_FROZEN_FP16_LOCK = threading.Lock()
+"""Agents sampling in parallel threads build their copies at once: one packs, the other waits."""
+
+
+def _fp16_layer(linear: Any) -> Any:
+    """``Fp16Linear(linear)``; for a frozen layer without bias, the one already packed from
+    the same weight tensor if there is one (a trained layer is re-packed after every update,
+    so it is always the copy's own)."""
+    from torch.utils.weak import WeakIdKeyDictionary
+
+    from langmarl.llm.local.weight_only import Fp16Linear
+
+    global _FROZEN_FP16
+    if linear.weight.requires_grad or linear.bias is not None:
+        return Fp16Linear(linear)
+    with _FROZEN_FP16_LOCK:
+        if _FROZEN_FP16 is None:
+            _FROZEN_FP16 = WeakIdKeyDictionary()
+        layer = _FROZEN_FP16.get(linear.weight)
+        if layer is None:
+            layer = _FROZEN_FP16[linear.weight] = Fp16Linear(linear)
+        return layer
 
 
 def _cast_copy(model: Any, dtype: Any) -> Any:

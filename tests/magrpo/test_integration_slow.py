@@ -41,11 +41,15 @@ def _config(tmp_path, joint_mode, max_steps, lora):
 def test_two_smollm2_agents_train_save_reload_continue(tmp_path):
     """One step in ``align`` mode (G=2, 2 turns: 4 leaves), saved and reloaded into agents
     that continue in ``cross`` mode (16 leaves): both joint modes train on the real model,
-    each once. Plain fp32 sampling: the ``w16`` twins are built by the tests below."""
+    each once. Plain fp32 sampling: the ``w16`` twins are built by the tests below. The two
+    LoRA agents hold one copy of SmolLM2's frozen base (tests/magrpo/test_shared_base.py)."""
     task = get_task("writing", num_train=1, num_eval=2)
     lora = LoRAConfig(r=4, alpha=8)
     config = _config(tmp_path, "align", 1, lora).model_copy(update={"sampling_precision": "fp32"})
     trainer = _trainer(MAGRPOTrainer, config, task)
+    first, second = (dict(agent.model.named_parameters()) for agent in trainer.agents)
+    frozen = {name: p for name, p in first.items() if not p.requires_grad}
+    assert frozen and all(second[name] is p for name, p in frozen.items())  # one SmolLM2 base
     history = trainer.train()
     assert [m["step"] for m in history] == [1] and history[0]["leaves"] == 4
     assert all(torch.isfinite(torch.tensor(history[0][f"agent-{i}/loss"])) for i in (0, 1))
