@@ -172,8 +172,12 @@ def interrupts_cancel(
     raises at once (the user insists), a second SIGTERM is ignored, as without this."""
     received: list[KeyboardInterrupt] = []
     ours = {signal.SIGTERM: _on_sigterm, signal.SIGINT: _on_sigint}
+    inside = [True]
 
     def deferred(signum: int, frame: FrameType | None) -> None:
+        if not inside[0]:  # left installed: a restore below was cut short by an interrupt
+            ours[signal.Signals(signum)](signum, frame)
+            return
         try:
             ours[signal.Signals(signum)](signum, frame)  # sets the flags, raises the interrupt
         except KeyboardInterrupt as exc:
@@ -192,6 +196,7 @@ def interrupts_cancel(
     try:
         yield lambda: received[0] if received else None
     finally:
+        inside[0] = False
         for sig in swapped:
             if signal.getsignal(sig) is deferred:
                 signal.signal(sig, ours[sig])

@@ -184,8 +184,8 @@ def _place_all(
     device share one copy of them: the model is loaded once, and each further agent gets a
     twin holding the same (frozen) parameter tensors, and so do their ``w16`` sampling copies
     (:mod:`langmarl.magrpo.sampler`). Only the adapters are each agent's own. For two
-    embedded SmolLM2 agents that is ~1.1 GB less memory and one load and one fp16 packing
-    fewer. Fully trained agents each load their own weights.
+    embedded SmolLM2 agents that is ~0.9 GB less peak memory, one load and one fp16 packing
+    fewer (``benchmarks/shared_base.py``). Fully trained agents each load their own weights.
     """
     loaded: dict[tuple[str, str], tuple[Any, Any]] = {}
     placed = []
