@@ -1,12 +1,14 @@
 """Helpers for tests that kill real training processes: wait for a state with a hang guard,
-and SIGKILL a process once it reached one."""
+SIGKILL a process once it reached one, and send a process SIGTERMs without pause."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -122,3 +124,50 @@ def descendants(roots: set[int]) -> set[int]:
         below = {pid for pid, parent in parents.items() if parent in found} - found
         found, grew = found | below, bool(below)
     return found
+
+
+SIGTERM_STORM = """
+import asyncio, signal
+from langmarl.core import signals
+from langmarl.core.aio import run_sync
+signals.stop_on_signals()
+
+async def work():
+    while True:
+        await asyncio.sleep(0)
+
+for n in range({rounds}):
+    try:
+        if n == 0:
+            print("ready", flush=True)  # inside: the storm may start before print returns
+        signals._terminated.clear()  # a fresh first SIGTERM each round
+        run_sync(work())
+    except signals.RunCancelled:
+        pass
+signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the storm goes on while this one exits
+print("every round cancelled", flush=True)
+"""
+"""A process that cancels ``{rounds}`` runs of :func:`langmarl.core.aio.run_sync` one after the
+other, each by the next SIGTERM (``tests/core/test_signals.py``, ``benchmarks/signal_storm.py``)."""
+
+
+def sigterm_storm(rounds: int, timeout_s: float) -> tuple[bool, int | None, str, str]:
+    """Run :data:`SIGTERM_STORM` and send it SIGTERM without pause until it exits (or
+    ``timeout_s`` passes, a safety net; then it is killed).
+
+    Returns:
+        Whether it said it was ready, its exit code, its stdout and its stderr.
+    """
+    script = [sys.executable, "-c", SIGTERM_STORM.format(rounds=rounds)]
+    process = subprocess.Popen(script, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    deadline = time.monotonic() + timeout_s
+    try:
+        ready = process.stdout.readline() == "ready\n"
+        while ready and process.poll() is None and time.monotonic() < deadline:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(process.pid, signal.SIGTERM)
+    finally:
+        process.kill()
+        out, err = process.communicate()
+    return ready, process.returncode, out, err

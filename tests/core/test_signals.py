@@ -9,14 +9,12 @@ the handlers, the hook and the at-fork hook are process-wide.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
 import subprocess
 import sys
-import time
 
 import pytest
+
+from langmarl.testing.processes import sigterm_storm
 
 DROPPED_IN_A_FORK = """
 import os, signal, subprocess, sys, time
@@ -90,47 +88,16 @@ except signals.RunCancelled:
     assert done.stdout == "cleanup finished\n", (done.stdout, done.stderr)
 
 
-SIGTERM_STORM = """
-import asyncio, signal
-from langmarl.core import signals
-from langmarl.core.aio import run_sync
-signals.stop_on_signals()
-
-async def work():
-    while True:
-        await asyncio.sleep(0)
-
-for n in range({rounds}):
-    try:
-        if n == 0:
-            print("ready", flush=True)  # inside: the storm may start before print returns
-        signals._terminated.clear()  # a fresh first SIGTERM each round
-        run_sync(work())
-    except signals.RunCancelled:
-        pass
-signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the storm goes on while this one exits
-print("every round cancelled", flush=True)
-"""
-
-
 def test_sigterms_in_a_burst_cancel_and_never_deadlock_the_handler() -> None:
     """A command whose Ray worker was SIGKILLed got four SIGTERMs at once and hung for good:
     the second one's handler ran while the first one's held the lock of a ``threading.Event``
     and waited for it. Here SIGTERMs arrive without pause while a run is cancelled again and
     again; with the lock, the handlers nested until the process died of a RecursionError (or a
     run hung, one in twenty when a burst came once)."""
-    rounds, deadline = 200, time.monotonic() + 120  # ~1 s; the deadline is a safety net
-    storm = [sys.executable, "-c", SIGTERM_STORM.format(rounds=rounds)]
-    process = subprocess.Popen(storm, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        assert process.stdout is not None and process.stdout.readline() == "ready\n"
-        while process.poll() is None and time.monotonic() < deadline:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(process.pid, signal.SIGTERM)
-    finally:
-        process.kill()
-        out, err = process.communicate()
-    assert process.returncode == 0 and out == "every round cancelled\n", (out, err[-2000:])
+    # 200 rounds, ~1 s; the 120 s deadline is a safety net
+    ready, returncode, out, err = sigterm_storm(rounds=200, timeout_s=120)
+    assert ready, err[-2000:]
+    assert returncode == 0 and out == "every round cancelled\n", (out, err[-2000:])
 
 
 SIGTERM_WHILE_ASYNCIO_RUN_STARTS = """
