@@ -16,7 +16,12 @@ from langmarl.core.errors import ConfigError, MissingDependencyError
 from langmarl.llm.local.models import EMBEDDED_NAMES
 from langmarl.llm.local.weights import quiet_progress
 from langmarl.magrpo.config import LoRAConfig, TrainerConfig
-from langmarl.magrpo.sampler import Sampler, resolve_precision, resolve_update_precision
+from langmarl.magrpo.sampler import (
+    Sampler,
+    resolve_precision,
+    resolve_update_precision,
+    twin_sharing,
+)
 
 log = logging.getLogger(__name__)
 
@@ -206,8 +211,7 @@ def _sharing_frozen(model: Any, tokenizer: Any) -> tuple[Any, Any]:
     """A twin of ``model`` (not yet wrapped with LoRA) whose parameters are ``model``'s own
     tensors, and a copy of ``tokenizer`` (a fast tokenizer is not safe to share between the
     threads that sample agents in parallel)."""
-    memo: dict[int, Any] = {id(param): param for param in model.parameters()}
-    return copy.deepcopy(model, memo), copy.deepcopy(tokenizer)
+    return twin_sharing(model, model.parameters()), copy.deepcopy(tokenizer)
 
 
 def _placed(source: Any, tokenizers: Sequence[Any] | None, index: int, device: str) -> Any:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import copy
 import threading
 import warnings
-from collections.abc import MutableMapping
+from collections.abc import Iterable, MutableMapping
 from typing import Any
 
 from langmarl.core.errors import ConfigError
@@ -127,8 +127,7 @@ def _build(model: Any, precision: SamplingPrecision) -> Any:
                 "build lacks (x86 builds have them): use 'bf16' or 'fp32'"
             )
         # the frozen tensors are the model's own, not copies: they never change (a LoRA base)
-        frozen = {id(param): param for param in model.parameters() if not param.requires_grad}
-        twin = copy.deepcopy(model, frozen).eval()
+        twin = twin_sharing(model, [p for p in model.parameters() if not p.requires_grad]).eval()
         adapters = _adapter_layers(twin)
         twin = replace_linears(twin, _fp16_layer, keep=lambda linear: id(linear) in adapters)
         return twin.requires_grad_(False)
@@ -142,6 +141,12 @@ def _build(model: Any, precision: SamplingPrecision) -> Any:
     with warnings.catch_warnings():  # torch >= 2.10 points eager quantization at torchao
         warnings.simplefilter("ignore")
         return torch.ao.quantization.quantize_dynamic(twin, spec, torch.qint8)
+
+
+def twin_sharing(model: Any, params: Iterable[Any]) -> Any:
+    """``copy.deepcopy(model)`` that holds ``params`` themselves, not copies of them (through
+    deepcopy's memo, so tied weights stay tied)."""
+    return copy.deepcopy(model, {id(param): param for param in params})
 
 
 _FROZEN_FP16: MutableMapping[Any, Any] | None = None
